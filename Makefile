@@ -1,0 +1,48 @@
+# memsite: `make run` serves the service, `make test` runs the test suite.
+# Both set up everything first: virtualenv, requirements, the embedded PostgreSQL 17 with pgvector
+# and Apache AGE (skipped when DATABASE_URL is set), and migrations.
+
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export DJANGO_SETTINGS_MODULE := memsite.settings
+
+.PHONY: run test lint db-start db-stop db-status setup migrate demo
+
+run: setup migrate
+	$(BIN)/python manage.py collectstatic --noinput -v 0
+	$(BIN)/python manage.py ensure_demo_user
+	@if [ -n "$$MEMSITE_SEED_DEMO" ]; then $(BIN)/python manage.py seed_demo; fi
+	$(BIN)/gunicorn memsite.wsgi --bind 127.0.0.1:8000 --workers 2 --threads 4 --timeout 300 --access-logfile -
+
+test: setup
+	$(BIN)/ruff check .
+	$(BIN)/python manage.py collectstatic --noinput -v 0
+	$(BIN)/pytest
+
+lint: setup
+	$(BIN)/ruff check .
+
+setup: $(STAMP) db-start
+
+$(STAMP): requirements.txt requirements-nodeps.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
+	$(BIN)/pip install -q --disable-pip-version-check --no-deps -r requirements-nodeps.txt
+	touch $(STAMP)
+
+migrate: setup
+	$(BIN)/python manage.py migrate --noinput -v 0
+
+db-start:
+	@if [ -z "$$DATABASE_URL" ]; then $(PYTHON) -m memsite.embedded_db start; \
+	else echo "DATABASE_URL is set: using that database"; fi
+
+db-stop:
+	$(PYTHON) -m memsite.embedded_db stop
+
+db-status:
+	$(PYTHON) -m memsite.embedded_db status

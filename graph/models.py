@@ -1,0 +1,60 @@
+from django.db import models
+from django.db.models import F, Q
+
+AUTHORABLE_RELATIONS = {
+    "RELATES_TO": [],
+    "LEADS_TO": [],
+    "OCCURRED_BEFORE": [],
+    "PREFERS_OVER": ["context", "reason"],
+    "EXEMPLIFIES": ["pattern_type", "confidence"],
+    "CONTRADICTS": ["resolution", "reason"],
+    "REINFORCES": ["observations"],
+    "INVALIDATED_BY": ["reason", "timestamp"],
+    "EVOLVED_INTO": ["confidence", "reason"],
+    "DERIVED_FROM": ["transformation", "confidence"],
+    "PART_OF": ["role", "context"],
+}
+SYSTEM_RELATIONS = {
+    "SIMILAR_TO": ["score"],
+    "PRECEDED_BY": ["count"],
+    "DISCOVERED": ["kind", "confidence", "similarity", "origin"],
+}
+RELATION_PROPERTIES = {**AUTHORABLE_RELATIONS, **SYSTEM_RELATIONS}
+HIDDEN_RELATIONS = {"DISCOVERED"}
+
+
+class Origin(models.TextChoices):
+    USER = "user"
+    ENRICHMENT = "enrichment"
+    CONSOLIDATION = "consolidation"
+
+
+class Association(models.Model):
+    """A typed, directed edge between two memories; mirrored as an edge in the AGE graph."""
+
+    source = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="outgoing")
+    target = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="incoming")
+    relation_type = models.CharField(max_length=30, choices=[(name, name) for name in RELATION_PROPERTIES])
+    strength = models.FloatField(default=0.5)
+    properties = models.JSONField(default=dict, blank=True)
+    origin = models.CharField(max_length=20, choices=Origin.choices, default=Origin.USER)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["source", "target", "relation_type"], name="association_unique_edge"
+            ),
+            models.CheckConstraint(condition=~Q(source=F("target")), name="association_no_self_link"),
+            models.CheckConstraint(
+                condition=Q(strength__gte=0, strength__lte=1), name="association_strength_unit"
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["target", "relation_type"], name="association_target_type"),
+            models.Index(fields=["origin"], name="association_origin"),
+        ]
+
+    def __str__(self):
+        return f"{self.source_id} -[{self.relation_type}]-> {self.target_id}"

@@ -1,0 +1,134 @@
+import uuid
+
+from django.conf import settings
+from django.contrib.postgres.fields import ArrayField
+from django.contrib.postgres.indexes import GinIndex
+from django.contrib.postgres.search import SearchVector, SearchVectorField
+from django.db import models
+from django.db.models import Q
+from django.db.models.functions import Length
+from django.db.models.lookups import LessThanOrEqual
+from django.utils import timezone
+from pgvector.django import HnswIndex, VectorField
+
+UNIT_FIELDS = [
+    "importance",
+    "confidence",
+    "quality_overall",
+    "quality_score",
+    "quality_accuracy",
+    "quality_completeness",
+    "quality_consistency",
+    "quality_timeliness",
+    "quality_relevance",
+    "original_quality_before_boost",
+]
+
+
+class MemoryType(models.TextChoices):
+    MEMORY = "Memory"
+    DECISION = "Decision"
+    PATTERN = "Pattern"
+    PREFERENCE = "Preference"
+    STYLE = "Style"
+    HABIT = "Habit"
+    INSIGHT = "Insight"
+    CONTEXT = "Context"
+
+
+class SourceType(models.TextChoices):
+    BOOTSTRAPPED = "bootstrapped"
+    USER_INPUT = "user_input"
+    AGENT = "agent"
+    TOOL_OUTPUT = "tool_output"
+
+
+class Memory(models.Model):
+    id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
+    content = models.TextField()
+    content_hash = models.CharField(max_length=64)
+    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS)
+    search_vector = models.GeneratedField(
+        expression=SearchVector("content", config="english"),
+        output_field=SearchVectorField(),
+        db_persist=True,
+    )
+    tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
+    memory_type = models.CharField(max_length=20, choices=MemoryType.choices, default=MemoryType.MEMORY)
+    importance = models.FloatField(default=0.5)
+    metadata = models.JSONField(default=dict, blank=True)
+
+    source_type = models.CharField(max_length=40, default=SourceType.USER_INPUT)
+    source_id = models.CharField(max_length=200, blank=True, default="")
+    is_explicit = models.BooleanField(default=False)
+    confidence = models.FloatField(default=0.7)
+    corroborating_sources = ArrayField(models.CharField(max_length=200), default=list, blank=True)
+
+    created_at = models.DateTimeField(default=timezone.now)
+    updated_at = models.DateTimeField(default=timezone.now)
+    provenance_updated_at = models.DateTimeField(default=timezone.now)
+    last_accessed_at = models.DateTimeField(null=True, blank=True)
+    access_count = models.PositiveIntegerField(default=0)
+
+    quality_overall = models.FloatField(default=0)
+    quality_score = models.FloatField(default=0)
+    quality_accuracy = models.FloatField(default=0)
+    quality_completeness = models.FloatField(default=0)
+    quality_consistency = models.FloatField(default=0)
+    quality_timeliness = models.FloatField(default=0)
+    quality_relevance = models.FloatField(default=0)
+    quality_evaluated_at = models.DateTimeField(null=True, blank=True)
+    low_quality_since = models.DateTimeField(null=True, blank=True)
+
+    quality_boost_applied = models.BooleanField(default=False)
+    quality_boost_date = models.DateTimeField(null=True, blank=True)
+    quality_boost_reason = models.CharField(max_length=60, blank=True, default="")
+    quality_boost_connection_count = models.PositiveIntegerField(null=True, blank=True)
+    original_quality_before_boost = models.FloatField(null=True, blank=True)
+
+    relevance_score = models.FloatField(null=True, blank=True)
+    relevance_calculated_at = models.DateTimeField(null=True, blank=True)
+
+    protected = models.BooleanField(default=False)
+    archived_at = models.DateTimeField(null=True, blank=True)
+    archive_reason = models.CharField(max_length=200, blank=True, default="")
+
+    class Meta:
+        ordering = ["-created_at"]
+        verbose_name_plural = "memories"
+        indexes = [
+            HnswIndex(
+                name="memory_embedding_hnsw",
+                fields=["embedding"],
+                m=16,
+                ef_construction=64,
+                opclasses=["vector_cosine_ops"],
+            ),
+            GinIndex(fields=["search_vector"], name="memory_search_vector_gin"),
+            GinIndex(fields=["tags"], name="memory_tags_gin"),
+            models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
+            models.Index(fields=["owner", "-created_at"], name="memory_owner_created"),
+            models.Index(fields=["owner", "memory_type"], name="memory_owner_type"),
+            models.Index(fields=["owner", "quality_score"], name="memory_owner_quality"),
+            models.Index(fields=["owner", "archived_at"], name="memory_owner_archived"),
+        ]
+        constraints = [
+            models.CheckConstraint(
+                condition=Q(**{f"{name}__gte": 0, f"{name}__lte": 1}) | Q(**{f"{name}__isnull": True}),
+                name=f"memory_{name}_unit",
+            )
+            for name in UNIT_FIELDS
+        ] + [
+            models.CheckConstraint(
+                condition=Q(content__regex=r"\S") & Q(LessThanOrEqual(Length("content"), 2000)),
+                name="memory_content_length",
+            ),
+        ]
+
+    def __str__(self):
+        return self.content[:80]
+
+    @property
+    def is_archived(self):
+        return self.archived_at is not None

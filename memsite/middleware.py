@@ -1,0 +1,40 @@
+from django.conf import settings
+from django.db import InterfaceError, OperationalError
+
+from memsite.api.exceptions import DATABASE_UNAVAILABLE, envelope_response
+
+
+class RequestSizeLimitMiddleware:
+    """Answer bodies larger than MEMSITE_MAX_REQUEST_BYTES with 413 before anything reads them."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            length = int(request.META.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            return envelope_response(400, "Invalid Content-Length header")
+        if length > settings.MAX_REQUEST_BYTES:
+            return envelope_response(
+                413, f"Request body exceeds the maximum of {settings.MAX_REQUEST_BYTES} bytes"
+            )
+        return self.get_response(request)
+
+
+class DatabaseUnavailableMiddleware:
+    """Turn a lost database connection anywhere outside DRF into the 503 envelope."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        try:
+            return self.get_response(request)
+        except (OperationalError, InterfaceError):
+            return envelope_response(503, DATABASE_UNAVAILABLE)
+
+    def process_exception(self, request, exception):
+        if isinstance(exception, (OperationalError, InterfaceError)):
+            return envelope_response(503, DATABASE_UNAVAILABLE)
+        return None

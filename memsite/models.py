@@ -1,0 +1,49 @@
+import hashlib
+import hmac
+import secrets
+
+from django.conf import settings
+from django.db import models
+
+
+def _digest(secret):
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+class ApiToken(models.Model):
+    """A per-user API token. Only a digest of the secret is stored.
+
+    A token reads `<prefix>.<secret>`: the prefix finds the row, the secret is compared in
+    constant time against the stored digest.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_tokens")
+    name = models.CharField(max_length=100, default="default")
+    prefix = models.CharField(max_length=12, unique=True, editable=False)
+    digest = models.CharField(max_length=64, editable=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    last_used_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        verbose_name = "API token"
+
+    def __str__(self):
+        return f"{self.user} / {self.name} ({self.prefix}…)"
+
+    @classmethod
+    def issue(cls, user, name="default"):
+        """Create a token for `user` and return (token row, the plain token shown once)."""
+        prefix = secrets.token_hex(6)
+        secret = secrets.token_urlsafe(32)
+        token = cls.objects.create(user=user, name=name, prefix=prefix, digest=_digest(secret))
+        return token, f"{prefix}.{secret}"
+
+    @classmethod
+    def find(cls, plain):
+        """The active user's token matching `plain`, or None."""
+        prefix, _, secret = plain.partition(".")
+        token = cls.objects.select_related("user").filter(prefix=prefix).first()
+        candidate = token.digest if token else _digest("")
+        if not hmac.compare_digest(candidate, _digest(secret)) or token is None:
+            return None
+        return token if token.user.is_active else None

@@ -1,0 +1,249 @@
+"""memsite settings. Every value comes from the environment, read and validated here only."""
+
+import secrets
+from pathlib import Path
+
+import dj_database_url
+from django.core.exceptions import ImproperlyConfigured
+
+from memsite.env import (
+    env_bool,
+    env_choice,
+    env_float,
+    env_int,
+    env_list,
+    env_optional_float,
+    env_str,
+)
+
+BASE_DIR = Path(__file__).resolve().parent.parent
+VERSION = "0.1.0"
+
+
+def _secret_key():
+    """SECRET_KEY from the environment, else one generated once and kept in .secret_key."""
+    key = env_str("SECRET_KEY")
+    if key:
+        return key
+    path = BASE_DIR / ".secret_key"
+    if not path.exists():
+        path.write_text(secrets.token_urlsafe(50))
+        path.chmod(0o600)
+    return path.read_text().strip()
+
+
+SECRET_KEY = _secret_key()
+DEBUG = env_bool("DEBUG", False)
+ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
+CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
+
+EMBEDDED_DATABASE_URL = (
+    f"postgres://postgres@127.0.0.1:{env_int('MEMSITE_PG_PORT', 54329, 1024, 65535)}/memsite"
+)
+try:
+    _database = dj_database_url.parse(env_str("DATABASE_URL") or EMBEDDED_DATABASE_URL)
+except ValueError as error:
+    raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {error}") from None
+if _database["ENGINE"] != "django.db.backends.postgresql":
+    raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (PostgreSQL with pgvector and AGE)")
+_database["OPTIONS"] = {
+    "options": "-c search_path=public,ag_catalog",
+    "connect_timeout": env_int("MEMSITE_DB_CONNECT_TIMEOUT", 5, 1, 60),
+}
+_database["CONN_MAX_AGE"] = env_int("MEMSITE_DB_CONN_MAX_AGE", 60, 0, 3600)
+_database["CONN_HEALTH_CHECKS"] = True
+DATABASES = {"default": _database}
+DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+
+INSTALLED_APPS = [
+    "django.contrib.admin",
+    "django.contrib.auth",
+    "django.contrib.contenttypes",
+    "django.contrib.sessions",
+    "django.contrib.messages",
+    "whitenoise.runserver_nostatic",
+    "django.contrib.staticfiles",
+    "rest_framework",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",
+    "django_filters",
+    "memsite",
+    "memories",
+    "graph",
+    "quality",
+]
+
+MIDDLEWARE = [
+    "django.middleware.security.SecurityMiddleware",
+    "whitenoise.middleware.WhiteNoiseMiddleware",
+    "memsite.middleware.RequestSizeLimitMiddleware",
+    "memsite.middleware.DatabaseUnavailableMiddleware",
+    "django.contrib.sessions.middleware.SessionMiddleware",
+    "django.middleware.common.CommonMiddleware",
+    "django.middleware.csrf.CsrfViewMiddleware",
+    "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "django.contrib.messages.middleware.MessageMiddleware",
+    "django.middleware.clickjacking.XFrameOptionsMiddleware",
+]
+
+ROOT_URLCONF = "memsite.urls"
+WSGI_APPLICATION = "memsite.wsgi.application"
+TEMPLATES = [
+    {
+        "BACKEND": "django.template.backends.django.DjangoTemplates",
+        "DIRS": [BASE_DIR / "templates"],
+        "APP_DIRS": True,
+        "OPTIONS": {
+            "context_processors": [
+                "django.template.context_processors.request",
+                "django.contrib.auth.context_processors.auth",
+                "django.contrib.messages.context_processors.messages",
+            ],
+        },
+    },
+]
+
+CACHES = {
+    "default": {
+        "BACKEND": "django.core.cache.backends.db.DatabaseCache",
+        "LOCATION": "memsite_cache",
+    }
+}
+
+LANGUAGE_CODE = "en-us"
+TIME_ZONE = "UTC"
+USE_I18N = True
+USE_TZ = True
+
+STATIC_URL = "static/"
+STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = BASE_DIR / ".staticfiles"
+STORAGES = {
+    "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
+    "staticfiles": {"BACKEND": "whitenoise.storage.CompressedManifestStaticFilesStorage"},
+}
+LOGIN_URL = "/accounts/login/"
+LOGIN_REDIRECT_URL = "/dashboard/"
+LOGOUT_REDIRECT_URL = "/accounts/login/"
+
+SECURE_CONTENT_TYPE_NOSNIFF = True
+SECURE_REFERRER_POLICY = "same-origin"
+SECURE_CROSS_ORIGIN_OPENER_POLICY = "same-origin"
+X_FRAME_OPTIONS = "DENY"
+SESSION_COOKIE_HTTPONLY = True
+
+# --- API plumbing (SPEC section 4) ---
+MAX_REQUEST_BYTES = env_int("MEMSITE_MAX_REQUEST_BYTES", 5 * 1024 * 1024, 1024, 100 * 1024 * 1024)
+DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
+THROTTLE_USER_PER_MINUTE = env_int("MEMSITE_THROTTLE_USER_PER_MINUTE", 1200, 1, 1_000_000)
+THROTTLE_ANON_PER_MINUTE = env_int("MEMSITE_THROTTLE_ANON_PER_MINUTE", 120, 1, 1_000_000)
+
+REST_FRAMEWORK = {
+    "DEFAULT_AUTHENTICATION_CLASSES": [
+        "memsite.api.authentication.ApiTokenAuthentication",
+        "rest_framework.authentication.SessionAuthentication",
+    ],
+    "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
+    "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_PARSER_CLASSES": ["rest_framework.parsers.JSONParser"],
+    "DEFAULT_THROTTLE_CLASSES": [
+        "rest_framework.throttling.AnonRateThrottle",
+        "rest_framework.throttling.UserRateThrottle",
+    ],
+    "DEFAULT_THROTTLE_RATES": {
+        "anon": f"{THROTTLE_ANON_PER_MINUTE}/min",
+        "user": f"{THROTTLE_USER_PER_MINUTE}/min",
+    },
+    "EXCEPTION_HANDLER": "memsite.api.exceptions.envelope_exception_handler",
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
+    "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
+}
+SPECTACULAR_SETTINGS = {
+    "TITLE": "memsite API",
+    "DESCRIPTION": "Long-term memory for AI assistants: store, recall, associate, measure quality.",
+    "VERSION": VERSION,
+    "SERVE_INCLUDE_SCHEMA": False,
+    "COMPONENT_SPLIT_REQUEST": True,
+    "SERVE_PERMISSIONS": ["rest_framework.permissions.AllowAny"],
+    "SWAGGER_UI_DIST": "SIDECAR",
+    "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
+    "REDOC_DIST": "SIDECAR",
+}
+
+# --- Embeddings (SPEC section 2) ---
+EMBEDDING_PROVIDER = env_str("MEMSITE_EMBEDDING_PROVIDER", "memories.embeddings.SentenceTransformerProvider")
+EMBEDDING_MODEL_PATH = env_str("MEMSITE_EMBEDDING_MODEL_PATH")
+EMBEDDING_DIMENSIONS = 384
+EMBEDDING_BATCH_SIZE = env_int("MEMSITE_EMBEDDING_BATCH_SIZE", 64, 1, 1024)
+
+# --- Recall (SPEC section 5) ---
+RECALL_WEIGHTS = {
+    "vector": env_float("MEMSITE_RECALL_WEIGHT_VECTOR", 0.35, 0, 1),
+    "keyword": env_float("MEMSITE_RECALL_WEIGHT_KEYWORD", 0.35, 0, 1),
+    "relation": env_float("MEMSITE_RECALL_WEIGHT_RELATION", 0.25, 0, 1),
+    "tag": env_float("MEMSITE_RECALL_WEIGHT_TAG", 0.20, 0, 1),
+    "importance": env_float("MEMSITE_RECALL_WEIGHT_IMPORTANCE", 0.10, 0, 1),
+    "confidence": env_float("MEMSITE_RECALL_WEIGHT_CONFIDENCE", 0.05, 0, 1),
+    "recency": env_float("MEMSITE_RECALL_WEIGHT_RECENCY", 0.10, 0, 1),
+}
+RECALL_CANDIDATES = env_int("MEMSITE_RECALL_CANDIDATES", 100, 10, 2000)
+RECALL_HNSW_EF_SEARCH = env_int("MEMSITE_RECALL_HNSW_EF_SEARCH", 100, 10, 1000)
+
+# --- Graph enrichment (SPEC section 6) ---
+ENRICHMENT_ENABLED = env_bool("MEMSITE_ENRICHMENT_ENABLED", True)
+ENRICHMENT_SIMILAR_MIN_COSINE = env_float("MEMSITE_ENRICHMENT_SIMILAR_MIN_COSINE", 0.8, 0, 1)
+ENRICHMENT_SIMILAR_LIMIT = env_int("MEMSITE_ENRICHMENT_SIMILAR_LIMIT", 5, 0, 50)
+ENRICHMENT_PRECEDED_MAX_DAYS = env_int("MEMSITE_ENRICHMENT_PRECEDED_MAX_DAYS", 7, 0, 3650)
+ENRICHMENT_ENTITY_TAGS = env_bool("MEMSITE_ENRICHMENT_ENTITY_TAGS", True)
+
+# --- Quality metrics (SPEC section 7, seed 001's QualityMetricsConfig) ---
+QUALITY_WEIGHTS = {
+    "accuracy": env_float("MEMSITE_QUALITY_WEIGHT_ACCURACY", 0.3, 0, 1),
+    "completeness": env_float("MEMSITE_QUALITY_WEIGHT_COMPLETENESS", 0.2, 0, 1),
+    "consistency": env_float("MEMSITE_QUALITY_WEIGHT_CONSISTENCY", 0.2, 0, 1),
+    "timeliness": env_float("MEMSITE_QUALITY_WEIGHT_TIMELINESS", 0.15, 0, 1),
+    "relevance": env_float("MEMSITE_QUALITY_WEIGHT_RELEVANCE", 0.15, 0, 1),
+}
+if abs(sum(QUALITY_WEIGHTS.values()) - 1) > 0.001:
+    raise ImproperlyConfigured(
+        "MEMSITE_QUALITY_WEIGHT_ACCURACY, _COMPLETENESS, _CONSISTENCY, _TIMELINESS and _RELEVANCE "
+        f"must sum to 1 within 0.001 (they sum to {sum(QUALITY_WEIGHTS.values()):.4f})"
+    )
+QUALITY_MAX_AGE_DAYS = env_float("MEMSITE_QUALITY_MAX_AGE_DAYS", 90, 1, 36500)
+QUALITY_TIMELINESS_DECAY = env_float("MEMSITE_QUALITY_TIMELINESS_DECAY", 0.01, 0, 1)
+QUALITY_MIN_THRESHOLD = env_float("MEMSITE_QUALITY_MIN_THRESHOLD", 0.3, 0, 1)
+QUALITY_WARNING_THRESHOLD = env_float("MEMSITE_QUALITY_WARNING_THRESHOLD", 0.5, 0, 1)
+QUALITY_AUTO_CLEANUP = env_bool("MEMSITE_QUALITY_AUTO_CLEANUP", False)
+QUALITY_AUTO_CLEANUP_INTERVAL_HOURS = env_int("MEMSITE_QUALITY_AUTO_CLEANUP_INTERVAL_HOURS", 24, 1, 8760)
+QUALITY_CLEANUP_GRACE_DAYS = env_int("MEMSITE_QUALITY_CLEANUP_GRACE_DAYS", 30, 0, 3650)
+DETECT_DUPLICATE_MIN_COSINE = env_float("MEMSITE_DETECT_DUPLICATE_MIN_COSINE", 0.95, 0.5, 1)
+DETECT_CONTRADICTION_MIN_COSINE = env_float("MEMSITE_DETECT_CONTRADICTION_MIN_COSINE", 0.75, 0.3, 1)
+DETECT_OUTDATED_DAYS = env_int("MEMSITE_DETECT_OUTDATED_DAYS", 180, 1, 36500)
+DETECT_LOW_CONFIDENCE = env_float("MEMSITE_DETECT_LOW_CONFIDENCE", 0.4, 0, 1)
+DETECT_NEIGHBOURS = env_int("MEMSITE_DETECT_NEIGHBOURS", 10, 1, 100)
+
+# --- Consolidation (SPEC section 8, seed 000's variable names) ---
+BOOST_ENABLED = env_bool("MCP_CONSOLIDATION_QUALITY_BOOST_ENABLED", True)
+BOOST_MIN_CONNECTIONS = env_int("MCP_CONSOLIDATION_MIN_CONNECTIONS_FOR_BOOST", 5, 1, 100)
+BOOST_FACTOR = env_float("MCP_CONSOLIDATION_QUALITY_BOOST_FACTOR", 1.2, 1.0, 2.0)
+BOOST_MIN_CONNECTED_QUALITY = env_optional_float("MCP_CONSOLIDATION_MIN_CONNECTED_QUALITY", 0, 1)
+BOOST_DECAY_ENABLED = env_bool("MCP_CONSOLIDATION_BOOST_DECAY_ENABLED", True)
+BOOST_BIDIRECTIONAL_ENABLED = env_bool("MCP_CONSOLIDATION_BIDIRECTIONAL_BOOST_ENABLED", False)
+BOOST_COUNT_ENRICHMENT_EDGES = env_bool("MEMSITE_BOOST_COUNT_ENRICHMENT_EDGES", False)
+RETENTION_HIGH_DAYS = env_int("MCP_QUALITY_RETENTION_HIGH", 365, 1, 36500)
+RETENTION_MEDIUM_DAYS = env_int("MCP_QUALITY_RETENTION_MEDIUM", 180, 1, 36500)
+RETENTION_LOW_MIN_DAYS = env_int("MCP_QUALITY_RETENTION_LOW_MIN", 30, 1, 36500)
+RETENTION_LOW_MAX_DAYS = env_int("MCP_QUALITY_RETENTION_LOW_MAX", 90, 1, 36500)
+if RETENTION_LOW_MIN_DAYS > RETENTION_LOW_MAX_DAYS:
+    raise ImproperlyConfigured("MCP_QUALITY_RETENTION_LOW_MIN must not exceed MCP_QUALITY_RETENTION_LOW_MAX")
+CONSOLIDATION_SCHEDULE_HOURS = env_int("MEMSITE_CONSOLIDATION_SCHEDULE_HOURS", 0, 0, 8760)
+
+LOG_LEVEL = env_choice("MEMSITE_LOG_LEVEL", "INFO", ["DEBUG", "INFO", "WARNING", "ERROR"])
+LOGGING = {
+    "version": 1,
+    "disable_existing_loggers": False,
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+}

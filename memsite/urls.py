@@ -1,0 +1,18 @@
+from django.contrib import admin
+from django.urls import include, path
+from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
+
+from memsite import views
+
+urlpatterns = [
+    path("health", views.health, name="health"),
+    path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
+    path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("admin/", admin.site.urls),
+    path("accounts/", include("django.contrib.auth.urls")),
+]
+
+handler400 = "memsite.views.bad_request"
+handler403 = "memsite.views.permission_denied"
+handler404 = "memsite.views.not_found"
+handler500 = "memsite.views.server_error"

@@ -1,0 +1,162 @@
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+
+class Trigger(models.TextChoices):
+    STORE = "store"
+    UPDATE = "update"
+    CORROBORATE = "corroborate"
+    EVALUATE = "evaluate"
+    CONSOLIDATION = "consolidation"
+    FINDING = "finding"
+
+
+class QualityAssessment(models.Model):
+    """One evaluation of a memory's five quality dimensions."""
+
+    memory = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="assessments")
+    accuracy = models.FloatField()
+    completeness = models.FloatField()
+    consistency = models.FloatField()
+    timeliness = models.FloatField()
+    relevance = models.FloatField()
+    overall = models.FloatField()
+    weights = models.JSONField(default=dict)
+    query = models.CharField(max_length=2000, blank=True, default="")
+    trigger = models.CharField(max_length=20, choices=Trigger.choices)
+    evaluated_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-evaluated_at"]
+        indexes = [
+            models.Index(fields=["memory", "-evaluated_at"], name="assessment_memory_time"),
+            models.Index(fields=["evaluated_at"], name="assessment_time"),
+        ]
+
+    def __str__(self):
+        return f"{self.memory_id} {self.overall:.3f} ({self.trigger})"
+
+
+class ConsolidationRun(models.Model):
+    class Status(models.TextChoices):
+        RUNNING = "running"
+        SUCCEEDED = "succeeded"
+        FAILED = "failed"
+
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.RUNNING)
+    dry_run = models.BooleanField(default=True)
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL)
+    parameters = models.JSONField(default=dict)
+    phase = models.CharField(max_length=40, blank=True, default="")
+    phases = models.JSONField(default=dict, help_text="per phase: counts and duration_ms")
+    error = models.TextField(blank=True, default="")
+
+    class Meta:
+        ordering = ["-started_at"]
+
+    def __str__(self):
+        kind = "dry run" if self.dry_run else "run"
+        return f"Consolidation {kind} #{self.pk} ({self.status})"
+
+
+class QualityBoost(models.Model):
+    class Kind(models.TextChoices):
+        APPLIED = "applied"
+        RECOMPUTED = "recomputed"
+        DECAYED = "decayed"
+        RESET = "reset"
+        BIDIRECTIONAL = "bidirectional"
+
+    memory = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="boosts")
+    kind = models.CharField(max_length=20, choices=Kind.choices)
+    connection_count = models.PositiveIntegerField(default=0)
+    quality_before = models.FloatField()
+    quality_after = models.FloatField()
+    factor = models.FloatField(default=1)
+    created_at = models.DateTimeField(auto_now_add=True)
+    run = models.ForeignKey(
+        ConsolidationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="boosts"
+    )
+
+    class Meta:
+        ordering = ["-created_at"]
+        indexes = [models.Index(fields=["memory", "-created_at"], name="boost_memory_time")]
+
+    def __str__(self):
+        return f"{self.kind} {self.quality_before:.3f} → {self.quality_after:.3f}"
+
+
+class Inconsistency(models.Model):
+    class Type(models.TextChoices):
+        CONTRADICTION = "contradiction"
+        DUPLICATE = "duplicate"
+        OUTDATED = "outdated"
+        LOW_CONFIDENCE = "low_confidence"
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        RESOLVED = "resolved"
+        DISMISSED = "dismissed"
+
+    type = models.CharField(max_length=20, choices=Type.choices)
+    memory1 = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="+")
+    memory2 = models.ForeignKey(
+        "memories.Memory", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    severity = models.FloatField()
+    description = models.TextField()
+    status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
+    resolution = models.CharField(max_length=40, blank=True, default="")
+    detected_at = models.DateTimeField(auto_now_add=True)
+    resolved_at = models.DateTimeField(null=True, blank=True)
+    resolved_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["-severity", "-detected_at"]
+        verbose_name_plural = "inconsistencies"
+        constraints = [
+            models.UniqueConstraint(
+                fields=["type", "memory1", "memory2"],
+                name="inconsistency_unique_pair",
+                nulls_distinct=False,
+            ),
+            models.CheckConstraint(
+                condition=Q(severity__gte=0, severity__lte=1), name="inconsistency_severity_unit"
+            ),
+        ]
+        indexes = [models.Index(fields=["status", "type"], name="inconsistency_status_type")]
+
+    def __str__(self):
+        return f"{self.type}: {self.description[:60]}"
+
+
+class QualitySnapshot(models.Model):
+    """Aggregate quality statistics at one moment, per owner, for trend charts."""
+
+    owner = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="quality_snapshots"
+    )
+    taken_at = models.DateTimeField(auto_now_add=True)
+    total = models.PositiveIntegerField()
+    average_quality = models.FloatField()
+    high_count = models.PositiveIntegerField()
+    medium_count = models.PositiveIntegerField()
+    low_count = models.PositiveIntegerField()
+    boosted_count = models.PositiveIntegerField(default=0)
+    open_inconsistencies = models.PositiveIntegerField(default=0)
+    dimensions = models.JSONField(default=dict)
+    run = models.ForeignKey(
+        ConsolidationRun, null=True, blank=True, on_delete=models.SET_NULL, related_name="snapshots"
+    )
+
+    class Meta:
+        ordering = ["-taken_at"]
+        indexes = [models.Index(fields=["owner", "taken_at"], name="snapshot_owner_time")]
+
+    def __str__(self):
+        return f"{self.owner_id} @ {self.taken_at:%Y-%m-%d %H:%M}: {self.average_quality:.3f}"
