@@ -86,6 +86,7 @@ class Memory(models.Model):
     quality_boost_reason = models.CharField(max_length=60, blank=True, default="")
     quality_boost_connection_count = models.PositiveIntegerField(null=True, blank=True)
     original_quality_before_boost = models.FloatField(null=True, blank=True)
+    quality_boost_factor = models.FloatField(null=True, blank=True)
 
     relevance_score = models.FloatField(null=True, blank=True)
     relevance_calculated_at = models.DateTimeField(null=True, blank=True)

@@ -52,6 +52,7 @@ _database["OPTIONS"] = {
 }
 _database["CONN_MAX_AGE"] = env_int("MEMSITE_DB_CONN_MAX_AGE", 60, 0, 3600)
 _database["CONN_HEALTH_CHECKS"] = True
+_database["TEST"] = {"NAME": env_str("MEMSITE_TEST_DATABASE_NAME") or None}
 DATABASES = {"default": _database}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
@@ -71,6 +72,7 @@ INSTALLED_APPS = [
     "memories",
     "graph",
     "quality",
+    "dashboard",
 ]
 
 MIDDLEWARE = [

@@ -8,6 +8,10 @@ urlpatterns = [
     path("health", views.health, name="health"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("", include("memories.api.urls")),
+    path("", include("graph.api.urls")),
+    path("api/", include("quality.api.urls")),
+    path("dashboard/", include("dashboard.urls")),
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
 ]
