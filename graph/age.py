@@ -23,3 +23,17 @@ def cypher(query, params=None, columns=("result",)):
         cursor.execute(sql, [json.dumps(params or {})])
         rows = cursor.fetchall() if cursor.description else []
     return [tuple(parseAgeValue(value) if value is not None else None for value in row) for row in rows]
+
+
+def add_memory_vertices(memories):
+    """Create the `:Memory {id, owner}` vertex of each memory (inside the caller's transaction)."""
+    rows = [{"id": str(memory.id), "owner": memory.owner_id} for memory in memories]
+    if rows:
+        cypher("UNWIND $rows AS row CREATE (:Memory {id: row.id, owner: row.owner})", {"rows": rows})
+
+
+def remove_memory_vertices(memory_ids):
+    """Delete the vertices of these memories together with all their edges."""
+    ids = [str(memory_id) for memory_id in memory_ids]
+    if ids:
+        cypher("UNWIND $ids AS mid MATCH (m:Memory {id: mid}) DETACH DELETE m", {"ids": ids})
