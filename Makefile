@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export DJANGO_SETTINGS_MODULE := memsite.settings
 
-.PHONY: run test lint db-start db-stop db-status setup migrate demo
+.PHONY: run test lint db-start db-stop db-status setup migrate demo browser
 
 run: setup migrate
 	$(BIN)/python manage.py collectstatic --noinput -v 0
@@ -18,10 +18,15 @@ run: setup migrate
 	@if [ -n "$$MEMSITE_SEED_DEMO" ]; then $(BIN)/python manage.py seed_demo; fi
 	$(BIN)/gunicorn memsite.wsgi --bind 127.0.0.1:8000 --workers 2 --threads 4 --timeout 300 --access-logfile -
 
-test: setup
+test: setup browser
 	$(BIN)/ruff check .
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/pytest
+
+# The dashboard's browser tests drive Debian's chromium with chromedriver.
+browser:
+	@command -v chromium >/dev/null && command -v chromedriver >/dev/null || \
+		(apt-get update -qq && apt-get install -y -qq chromium chromium-driver)
 
 lint: setup
 	$(BIN)/ruff check .
