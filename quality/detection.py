@@ -1,0 +1,280 @@
+"""Inconsistency detection (SPEC section 7): set-based SQL, candidate pairs from HNSW neighbours.
+
+Each live memory asks the HNSW index for its `DETECT_NEIGHBOURS` nearest live memories of the
+same owner (one LATERAL join per chunk of memories, never all pairs). Those pairs, the pairs with
+equal normalized content (same `content_hash`) and every CONTRADICTS association become
+candidates; the findings are then derived from the candidates in one statement:
+
+- duplicate: equal content, or cosine ≥ `DETECT_DUPLICATE_MIN_COSINE` with the same negation
+  polarity; severity = similarity.
+- contradiction: a CONTRADICTS edge, or cosine ≥ `DETECT_CONTRADICTION_MIN_COSINE` with differing
+  negation polarity; severity = min(1, 0.5 + 0.3·mean(confidence) + 0.2·similarity).
+- outdated: `provenance_updated_at` older than `DETECT_OUTDATED_DAYS`; severity min(1, age/365).
+- low_confidence: confidence below `DETECT_LOW_CONFIDENCE`; severity 1 − confidence.
+
+Negation polarity is whether the text holds a negation cue: an English cue between word
+boundaries (`\\m...\\M`, so "not" never matches "nothing" or "notably"), or a Chinese cue.
+
+Findings are upserted on the unique (type, memory1, memory2), the pair ordered canonically
+(memory1 < memory2). Re-running is idempotent and keeps reviewers' decisions:
+- a dismissed finding stays dismissed, whatever happens;
+- a resolved finding stays resolved, unless one of its memories changed (content or provenance)
+  after the resolution and the condition still holds: then it is reopened;
+- an open finding the run no longer finds (content edited, memory archived, thresholds changed)
+  is resolved with resolution `no_longer_detected`, and reopens if a later run finds it again.
+Memories whose open contradictions changed are re-evaluated, since consistency depends on them.
+"""
+
+from dataclasses import dataclass, field
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from quality.metrics import evaluate_memories
+from quality.models import Inconsistency, Trigger
+
+ENGLISH_CUES = [
+    "not",
+    "no",
+    "never",
+    "cannot",
+    "can't",
+    "isn't",
+    "aren't",
+    "wasn't",
+    "doesn't",
+    "don't",
+    "didn't",
+    "won't",
+    "no longer",
+]
+CHINESE_CUES = ["没有", "不是", "不会", "不能", "不", "没"]
+STALE_RESOLUTION = "no_longer_detected"
+CHUNK_SIZE = 5000
+
+
+def _english_pattern():
+    words = [cue.replace("'", "['’]").replace(" ", r"\s+") for cue in ENGLISH_CUES]
+    return r"\m(" + "|".join(words) + r")\M"
+
+
+NEGATION_EN = _english_pattern()
+# Chinese has no word boundaries: any cue character sequence counts.
+NEGATION_ZH = "(" + "|".join(CHINESE_CUES) + ")"
+
+
+def negated_sql(alias):
+    """SQL boolean: the memory `alias` holds a negation cue."""
+    return f"({alias}.content ~* %(neg_en)s OR {alias}.content ~ %(neg_zh)s)"
+
+
+SCOPE = "m.archived_at IS NULL AND (%(owner)s::integer IS NULL OR m.owner_id = %(owner)s)"
+
+CREATE_CANDIDATES = """
+CREATE TEMPORARY TABLE detect_candidate (
+    memory1 uuid NOT NULL, memory2 uuid NOT NULL, similarity float8 NOT NULL,
+    equal_content boolean NOT NULL DEFAULT false, linked boolean NOT NULL DEFAULT false
+) ON COMMIT DROP
+"""
+
+CHUNK_BOUNDS = f"""
+SELECT max(id::text)::uuid FROM (
+    SELECT m.id, ntile(%(chunks)s) OVER (ORDER BY m.id) AS chunk
+    FROM memories_memory m WHERE {SCOPE}
+) numbered GROUP BY chunk ORDER BY 1
+"""
+
+NEIGHBOUR_CANDIDATES = f"""
+INSERT INTO detect_candidate (memory1, memory2, similarity)
+SELECT LEAST(m.id, n.id), GREATEST(m.id, n.id), 1 - n.distance
+FROM memories_memory m
+CROSS JOIN LATERAL (
+    SELECT o.id, o.embedding <=> m.embedding AS distance
+    FROM memories_memory o
+    WHERE o.owner_id = m.owner_id AND o.archived_at IS NULL AND o.id <> m.id
+    ORDER BY o.embedding <=> m.embedding
+    LIMIT %(neighbours)s
+) n
+WHERE {SCOPE} AND m.id > %(low)s AND m.id <= %(high)s AND 1 - n.distance >= %(min_cosine)s
+"""
+
+EQUAL_CONTENT_CANDIDATES = f"""
+INSERT INTO detect_candidate (memory1, memory2, similarity, equal_content)
+SELECT first_id, id, 1, true FROM (
+    SELECT m.id, first_value(m.id) OVER (PARTITION BY m.owner_id, m.content_hash ORDER BY m.id) AS first_id
+    FROM memories_memory m WHERE {SCOPE}
+) grouped
+WHERE id <> first_id
+"""
+
+LINKED_CANDIDATES = f"""
+INSERT INTO detect_candidate (memory1, memory2, similarity, linked)
+SELECT LEAST(m.id, o.id), GREATEST(m.id, o.id), GREATEST(0, 1 - (m.embedding <=> o.embedding)), true
+FROM graph_association a
+JOIN memories_memory m ON m.id = a.source_id
+JOIN memories_memory o ON o.id = a.target_id
+WHERE a.relation_type = 'CONTRADICTS' AND o.archived_at IS NULL AND {SCOPE}
+"""
+
+UPSERT_FINDINGS = f"""
+WITH pair AS (
+    SELECT memory1, memory2, max(similarity) AS similarity,
+           bool_or(equal_content) AS equal_content, bool_or(linked) AS linked
+    FROM detect_candidate GROUP BY memory1, memory2
+),
+judged AS (
+    SELECT p.*, m.confidence AS confidence1, o.confidence AS confidence2,
+           left(m.content, 80) AS content1, left(o.content, 80) AS content2,
+           {negated_sql("m")} <> {negated_sql("o")} AS polarity_differs
+    FROM pair p
+    JOIN memories_memory m ON m.id = p.memory1
+    JOIN memories_memory o ON o.id = p.memory2
+),
+finding AS (
+    SELECT 'duplicate' AS type, memory1, memory2, LEAST(1, similarity) AS severity,
+           CASE WHEN equal_content THEN 'Same content: "' || content1 || '"'
+                ELSE 'Near-duplicates (similarity ' || round(similarity::numeric, 3) || '): "'
+                     || content1 || '" and "' || content2 || '"' END AS description
+    FROM judged
+    WHERE equal_content OR (similarity >= %(duplicate_cosine)s AND NOT polarity_differs)
+    UNION ALL
+    SELECT 'contradiction', memory1, memory2,
+           LEAST(1, 0.5 + 0.3 * (confidence1 + confidence2) / 2 + 0.2 * GREATEST(0, similarity)),
+           CASE WHEN linked THEN 'Linked as CONTRADICTS: "' ELSE 'Opposite negation (similarity '
+                || round(similarity::numeric, 3) || '): "' END
+           || content1 || '" vs "' || content2 || '"'
+    FROM judged
+    WHERE linked OR (similarity >= %(contradiction_cosine)s AND polarity_differs)
+    UNION ALL
+    SELECT 'outdated', m.id, NULL,
+           LEAST(1, EXTRACT(EPOCH FROM now() - m.provenance_updated_at) / 86400.0 / 365),
+           'Not updated or corroborated for '
+           || floor(EXTRACT(EPOCH FROM now() - m.provenance_updated_at) / 86400.0) || ' days'
+    FROM memories_memory m
+    WHERE {SCOPE} AND m.provenance_updated_at < now() - make_interval(days => %(outdated_days)s)
+    UNION ALL
+    SELECT 'low_confidence', m.id, NULL, 1 - m.confidence,
+           'Confidence ' || round(m.confidence::numeric, 2) || ' is below '
+           || %(low_confidence)s::numeric
+    FROM memories_memory m
+    WHERE {SCOPE} AND m.confidence < %(low_confidence)s
+),
+upserted AS (
+    INSERT INTO quality_inconsistency AS i
+        (type, memory1_id, memory2_id, severity, description, status, resolution, detected_at)
+    SELECT type, memory1, memory2, severity, description, 'open', '', now() FROM finding
+    ON CONFLICT (type, memory1_id, memory2_id) DO UPDATE SET
+        severity = EXCLUDED.severity,
+        description = EXCLUDED.description,
+        status = 'open',
+        resolution = CASE WHEN i.status = 'open' THEN i.resolution ELSE '' END,
+        resolved_at = CASE WHEN i.status = 'open' THEN i.resolved_at END,
+        resolved_by_id = CASE WHEN i.status = 'open' THEN i.resolved_by_id END,
+        detected_at = CASE WHEN i.status = 'open' THEN i.detected_at ELSE now() END
+    WHERE i.status = 'open'
+       OR (i.status = 'resolved' AND (
+            i.resolution = %(stale)s
+            OR (SELECT max(GREATEST(c.updated_at, c.provenance_updated_at)) FROM memories_memory c
+                WHERE c.id IN (EXCLUDED.memory1_id, EXCLUDED.memory2_id)) > i.resolved_at))
+    RETURNING i.id, i.type, i.memory1_id, i.memory2_id, i.severity, (xmax = 0) AS created
+),
+stale AS (
+    UPDATE quality_inconsistency s
+    SET status = 'resolved', resolution = %(stale)s, resolved_at = now(), resolved_by_id = NULL
+    FROM memories_memory m
+    WHERE s.status = 'open' AND m.id = s.memory1_id
+      AND (%(owner)s::integer IS NULL OR m.owner_id = %(owner)s)
+      AND s.id NOT IN (SELECT id FROM upserted)
+    RETURNING s.id, s.type, s.memory1_id, s.memory2_id
+),
+-- The main query reads the snapshot from before this statement: `before` is the old state.
+outcome AS (
+    SELECT 'found' AS kind, u.type, u.memory1_id, u.memory2_id, u.created,
+           before.id IS NULL OR before.status <> 'open' OR before.severity <> u.severity AS changed
+    FROM upserted u LEFT JOIN quality_inconsistency before ON before.id = u.id
+    UNION ALL
+    SELECT 'stale', type, memory1_id, memory2_id, false, true FROM stale
+)
+SELECT kind, type, count(*), count(*) FILTER (WHERE created),
+       array_agg(memory1_id) FILTER (WHERE changed AND type = 'contradiction')
+       || array_agg(memory2_id) FILTER (WHERE changed AND type = 'contradiction')
+FROM outcome GROUP BY kind, type
+"""
+
+
+@dataclass
+class DetectionResult:
+    scanned: int = 0
+    found: dict = field(default_factory=lambda: dict.fromkeys(Inconsistency.Type.values, 0))
+    created: int = 0
+    no_longer_detected: int = 0
+    reevaluated: int = 0
+
+    def as_dict(self):
+        return {
+            "scanned": self.scanned,
+            "found": self.found,
+            "created": self.created,
+            "no_longer_detected": self.no_longer_detected,
+            "reevaluated": self.reevaluated,
+        }
+
+
+def _params(owner):
+    return {
+        "owner": getattr(owner, "pk", owner),
+        "neighbours": settings.DETECT_NEIGHBOURS,
+        "min_cosine": min(settings.DETECT_DUPLICATE_MIN_COSINE, settings.DETECT_CONTRADICTION_MIN_COSINE),
+        "duplicate_cosine": settings.DETECT_DUPLICATE_MIN_COSINE,
+        "contradiction_cosine": settings.DETECT_CONTRADICTION_MIN_COSINE,
+        "outdated_days": settings.DETECT_OUTDATED_DAYS,
+        "low_confidence": settings.DETECT_LOW_CONFIDENCE,
+        "neg_en": NEGATION_EN,
+        "neg_zh": NEGATION_ZH,
+        "stale": STALE_RESOLUTION,
+    }
+
+
+def _chunk_bounds(cursor, params):
+    """Upper ids of chunks of about CHUNK_SIZE in-scope memories, in id order."""
+    cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SCOPE}", params)
+    total = cursor.fetchone()[0]
+    if total == 0:
+        return total, []
+    cursor.execute(CHUNK_BOUNDS, {**params, "chunks": -(-total // CHUNK_SIZE)})
+    return total, [row[0] for row in cursor.fetchall()]
+
+
+def detect_inconsistencies(owner=None, progress=None):
+    """Detect and persist the findings of `owner` (every owner when None), in one transaction.
+
+    `progress(done, total)` is called after each chunk of memories has been searched.
+    """
+    params = _params(owner)
+    result = DetectionResult()
+    with transaction.atomic(), connection.cursor() as cursor:
+        ef_search = max(40, 2 * settings.DETECT_NEIGHBOURS)
+        cursor.execute(f"SET LOCAL hnsw.ef_search = {ef_search}")
+        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute(CREATE_CANDIDATES)
+        result.scanned, bounds = _chunk_bounds(cursor, params)
+        low = "00000000-0000-0000-0000-000000000000"
+        for done, high in enumerate(bounds, start=1):
+            cursor.execute(NEIGHBOUR_CANDIDATES, {**params, "low": low, "high": high})
+            low = high
+            if progress:
+                progress(min(done * CHUNK_SIZE, result.scanned), result.scanned)
+        cursor.execute(EQUAL_CONTENT_CANDIDATES, params)
+        cursor.execute(LINKED_CANDIDATES, params)
+        cursor.execute(UPSERT_FINDINGS, params)
+        touched = set()
+        for kind, finding_type, count, created, contradicting in cursor.fetchall():
+            if kind == "found":
+                result.found[finding_type] = count
+                result.created += created
+            else:
+                result.no_longer_detected += count
+            touched.update(contradicting or ())
+        if touched:
+            result.reevaluated = evaluate_memories(sorted(touched), Trigger.FINDING)
+    return result
