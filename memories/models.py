@@ -5,7 +5,7 @@ from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import models
-from django.db.models import Q
+from django.db.models import F, Func, Q, TextField, Value
 from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
@@ -23,6 +23,24 @@ UNIT_FIELDS = [
     "quality_relevance",
     "original_quality_before_boost",
 ]
+
+
+# Chinese and Japanese text has no spaces between words: each of these characters becomes its own
+# full-text token, in the stored search vector and in recall's queries alike.
+CJK_CHARACTERS = "([\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff])"
+SEARCH_CONFIG = "english"
+
+
+def searchable_text(expression):
+    """`expression` with every CJK character set apart by spaces (SQL regexp_replace)."""
+    return Func(
+        expression,
+        Value(CJK_CHARACTERS),
+        Value(" \\1 "),
+        Value("g"),
+        function="regexp_replace",
+        output_field=TextField(),
+    )
 
 
 class MemoryType(models.TextChoices):
@@ -50,7 +68,7 @@ class Memory(models.Model):
     content_hash = models.CharField(max_length=64)
     embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS)
     search_vector = models.GeneratedField(
-        expression=SearchVector("content", config="english"),
+        expression=SearchVector(searchable_text(F("content")), config=SEARCH_CONFIG),
         output_field=SearchVectorField(),
         db_persist=True,
     )
