@@ -58,3 +58,29 @@ class Association(models.Model):
 
     def __str__(self):
         return f"{self.source_id} -[{self.relation_type}]-> {self.target_id}"
+
+
+class EnrichmentStatus(models.TextChoices):
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+
+
+class Enrichment(models.Model):
+    """Where the automatic enrichment of one memory stands (pending until it has run once)."""
+
+    memory = models.OneToOneField(
+        "memories.Memory", on_delete=models.CASCADE, primary_key=True, related_name="enrichment"
+    )
+    status = models.CharField(
+        max_length=10, choices=EnrichmentStatus.choices, default=EnrichmentStatus.PENDING
+    )
+    attempts = models.PositiveIntegerField(default=0)
+    error = models.TextField(blank=True, default="")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["status", "updated_at"], name="enrichment_status")]
+
+    def __str__(self):
+        return f"{self.memory_id}: {self.status}"
