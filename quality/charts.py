@@ -1,0 +1,383 @@
+"""Plotly figures for the dashboard, built in Python and embedded as HTML fragments.
+
+Every function takes ready data (lists and dicts from queries) and returns an HTML `<div>` with its
+inline `Plotly.newPlot` call; the page loads plotly.js once from static/vendor. Figures use no
+plotly template (a template adds kilobytes of JSON to every chart) but one shared, quiet layout.
+"""
+
+import math
+
+import plotly.graph_objects as go
+
+INK = "#1f2933"
+MUTED = "#6b7785"
+GRID = "#e6e9ee"
+ACCENT = "#3558c8"
+TIER_COLOURS = {"high": "#2f8a5f", "medium": "#d39b2a", "low": "#c2453a"}
+TYPE_COLOURS = {
+    "contradiction": "#c2453a",
+    "duplicate": "#3558c8",
+    "outdated": "#8a63b8",
+    "low_confidence": "#d39b2a",
+}
+STATUS_COLOURS = {"open": "#c2453a", "resolved": "#2f8a5f", "dismissed": "#9aa5b1"}
+DIMENSIONS = ["accuracy", "completeness", "consistency", "timeliness", "relevance"]
+CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+
+
+def _axis(**extra):
+    return {
+        "gridcolor": GRID,
+        "zerolinecolor": GRID,
+        "linecolor": GRID,
+        "tickfont": {"color": MUTED},
+        **extra,
+    }
+
+
+def _layout(height=280, **extra):
+    return {
+        "template": "none",
+        "height": height,
+        "margin": {"l": 48, "r": 16, "t": 12, "b": 40},
+        "font": {
+            "family": "system-ui, -apple-system, Segoe UI, Roboto, sans-serif",
+            "size": 12,
+            "color": INK,
+        },
+        "paper_bgcolor": "rgba(0,0,0,0)",
+        "plot_bgcolor": "rgba(0,0,0,0)",
+        "xaxis": _axis(),
+        "yaxis": _axis(),
+        "showlegend": False,
+        "hoverlabel": {"font": {"family": "system-ui, sans-serif"}},
+        **extra,
+    }
+
+
+def _html(figure, div_id):
+    return figure.to_html(full_html=False, include_plotlyjs=False, config=CONFIG, div_id=div_id)
+
+
+def _tier_of(score):
+    if score >= 0.7:
+        return "high"
+    if score >= 0.5:
+        return "medium"
+    return "low"
+
+
+def quality_histogram(buckets, div_id="chart-histogram"):
+    """Bar chart of memory counts in ten 0.1-wide quality buckets, coloured by tier."""
+    labels = [f"{index / 10:.1f}–{(index + 1) / 10:.1f}" for index in range(10)]
+    colours = [TIER_COLOURS[_tier_of(index / 10)] for index in range(10)]
+    figure = go.Figure(
+        go.Bar(
+            x=labels,
+            y=buckets,
+            marker={"color": colours},
+            hovertemplate="quality %{x}<br>%{y} memories<extra></extra>",
+        ),
+        layout=_layout(
+            xaxis=_axis(title={"text": "quality score", "font": {"color": MUTED}}),
+            yaxis=_axis(title={"text": "memories", "font": {"color": MUTED}}),
+            bargap=0.08,
+        ),
+    )
+    return _html(figure, div_id)
+
+
+def tier_bars(tiers, div_id="chart-tiers"):
+    """Horizontal bars for the high / medium / low tier counts."""
+    names = ["low", "medium", "high"]
+    labels = ["low  (< 0.5)", "medium  (0.5–0.7)", "high  (≥ 0.7)"]
+    counts = [tiers.get(name, 0) for name in names]
+    figure = go.Figure(
+        go.Bar(
+            x=counts,
+            y=labels,
+            orientation="h",
+            marker={"color": [TIER_COLOURS[name] for name in names]},
+            text=counts,
+            textposition="auto",
+            hovertemplate="%{y}: %{x} memories<extra></extra>",
+        ),
+        layout=_layout(height=200, margin={"l": 120, "r": 16, "t": 8, "b": 32}),
+    )
+    return _html(figure, div_id)
+
+
+def dimension_bars(averages, div_id="chart-dimensions"):
+    """Bars of the mean value of each of the five quality dimensions."""
+    values = [round(averages.get(name) or 0, 3) for name in DIMENSIONS]
+    figure = go.Figure(
+        go.Bar(
+            x=[name.capitalize() for name in DIMENSIONS],
+            y=values,
+            marker={"color": ACCENT},
+            text=[f"{value:.2f}" for value in values],
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{x}: %{y:.3f}<extra></extra>",
+        ),
+        layout=_layout(yaxis=_axis(range=[0, 1.08], title={"text": "mean", "font": {"color": MUTED}})),
+    )
+    return _html(figure, div_id)
+
+
+def quality_trend(snapshots, assessments, div_id="chart-trend"):
+    """Average quality over time: consolidation snapshots and the daily mean of evaluations."""
+    figure = go.Figure(
+        layout=_layout(
+            yaxis=_axis(range=[0, 1], title={"text": "average quality", "font": {"color": MUTED}}),
+            showlegend=True,
+            legend={"orientation": "h", "y": 1.12, "x": 0},
+            margin={"l": 48, "r": 16, "t": 28, "b": 40},
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=[row["day"] for row in assessments],
+            y=[row["average"] for row in assessments],
+            customdata=[row["count"] for row in assessments],
+            mode="lines+markers",
+            name="mean of the day's evaluations",
+            line={"color": "#9aa5b1", "dash": "dot"},
+            hovertemplate="%{x|%Y-%m-%d}: %{y:.3f} over %{customdata} evaluations<extra></extra>",
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=[row["day"] for row in snapshots],
+            y=[row["average"] for row in snapshots],
+            customdata=[row["total"] for row in snapshots],
+            mode="lines+markers",
+            name="consolidation snapshot",
+            line={"color": ACCENT, "width": 2.5},
+            hovertemplate="%{x|%Y-%m-%d}: %{y:.3f} over %{customdata} memories<extra></extra>",
+        )
+    )
+    return _html(figure, div_id)
+
+
+def inconsistency_counts(counts, div_id="chart-inconsistencies"):
+    """Stacked bars of findings per type, one colour per status."""
+    types = list(TYPE_COLOURS)
+    figure = go.Figure(
+        layout=_layout(
+            height=240,
+            barmode="stack",
+            showlegend=True,
+            legend={"orientation": "h", "y": 1.15, "x": 0},
+            margin={"l": 40, "r": 16, "t": 28, "b": 40},
+        )
+    )
+    for status, colour in STATUS_COLOURS.items():
+        figure.add_trace(
+            go.Bar(
+                x=[name.replace("_", " ") for name in types],
+                y=[counts.get((name, status), 0) for name in types],
+                name=status,
+                marker={"color": colour},
+                hovertemplate=f"%{{x}}, {status}: %{{y}}<extra></extra>",
+            )
+        )
+    return _html(figure, div_id)
+
+
+def memory_dimensions(values, div_id="chart-memory-dimensions"):
+    """Radar of one memory's five dimensions."""
+    names = [name.capitalize() for name in DIMENSIONS]
+    points = [round(values.get(name) or 0, 3) for name in DIMENSIONS]
+    figure = go.Figure(
+        go.Scatterpolar(
+            r=[*points, points[0]],
+            theta=[*names, names[0]],
+            fill="toself",
+            fillcolor="rgba(53, 88, 200, 0.18)",
+            line={"color": ACCENT},
+            hovertemplate="%{theta}: %{r:.3f}<extra></extra>",
+        ),
+        layout=_layout(
+            height=300,
+            margin={"l": 56, "r": 56, "t": 24, "b": 24},
+            polar={
+                "radialaxis": {"range": [0, 1], "gridcolor": GRID, "tickfont": {"color": MUTED, "size": 10}},
+                "angularaxis": {"gridcolor": GRID},
+                "bgcolor": "rgba(0,0,0,0)",
+            },
+        ),
+    )
+    return _html(figure, div_id)
+
+
+def assessment_history(assessments, div_id="chart-assessments"):
+    """One memory's overall quality at each evaluation."""
+    figure = go.Figure(
+        go.Scatter(
+            x=[row["evaluated_at"] for row in assessments],
+            y=[row["overall"] for row in assessments],
+            customdata=[row["trigger"] for row in assessments],
+            mode="lines+markers",
+            line={"color": ACCENT, "shape": "hv"},
+            hovertemplate="%{x|%Y-%m-%d %H:%M}: %{y:.3f} (%{customdata})<extra></extra>",
+        ),
+        layout=_layout(height=220, yaxis=_axis(range=[0, 1])),
+    )
+    return _html(figure, div_id)
+
+
+def boost_timeline(boosts, div_id="chart-boosts"):
+    """Each boost as a vertical segment from the quality before to the quality after."""
+    xs, ys = [], []
+    for row in boosts:
+        xs += [row["created_at"], row["created_at"], None]
+        ys += [row["quality_before"], row["quality_after"], None]
+    hover = [
+        f"{row['label']}<br>{row['kind']}: {row['quality_before']:.3f} → {row['quality_after']:.3f}"
+        f"<br>{row['connection_count']} connections"
+        for row in boosts
+    ]
+    figure = go.Figure(
+        layout=_layout(
+            height=300,
+            yaxis=_axis(range=[0, 1.02], title={"text": "quality", "font": {"color": MUTED}}),
+            showlegend=True,
+            legend={"orientation": "h", "y": 1.12, "x": 0},
+            margin={"l": 48, "r": 16, "t": 28, "b": 40},
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=xs, y=ys, mode="lines", line={"color": "#b9c3d0", "width": 1.5}, hoverinfo="skip", name="change"
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=[row["created_at"] for row in boosts],
+            y=[row["quality_before"] for row in boosts],
+            mode="markers",
+            marker={"color": "#9aa5b1", "size": 7},
+            name="before",
+            text=hover,
+            hovertemplate="%{text}<extra></extra>",
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=[row["created_at"] for row in boosts],
+            y=[row["quality_after"] for row in boosts],
+            mode="markers",
+            marker={"color": [TIER_COLOURS[_tier_of(row["quality_after"])] for row in boosts], "size": 9},
+            name="after",
+            text=hover,
+            hovertemplate="%{text}<extra></extra>",
+        )
+    )
+    return _html(figure, div_id)
+
+
+def run_phases(phases, div_id):
+    """Duration of each phase of one consolidation run."""
+    names = list(phases)
+    durations = [phases[name].get("duration_ms", 0) for name in names]
+    figure = go.Figure(
+        go.Bar(
+            x=durations,
+            y=[name.replace("_", " ") for name in names],
+            orientation="h",
+            marker={"color": ACCENT},
+            hovertemplate="%{y}: %{x:.0f} ms<extra></extra>",
+        ),
+        layout=_layout(
+            height=40 + 28 * max(len(names), 1),
+            margin={"l": 130, "r": 16, "t": 8, "b": 32},
+            xaxis=_axis(title={"text": "ms", "font": {"color": MUTED}}),
+            yaxis=_axis(autorange="reversed"),
+        ),
+    )
+    return _html(figure, div_id)
+
+
+def _ring(count, radius, offset=0.0):
+    return [
+        (
+            radius * math.cos(offset + 2 * math.pi * index / count),
+            radius * math.sin(offset + 2 * math.pi * index / count),
+        )
+        for index in range(count)
+    ]
+
+
+def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
+    """The memory's graph neighbourhood: the memory in the middle, one ring per hop.
+
+    `nodes` are dicts with id, label, quality and depth (0 for the centre); `edges` are dicts with
+    source, target, relation_type and strength.
+    """
+    positions = {}
+    by_depth = {}
+    for node in nodes:
+        by_depth.setdefault(node["depth"], []).append(node)
+    for depth, members in by_depth.items():
+        if depth == 0:
+            positions.update({node["id"]: (0.0, 0.0) for node in members})
+            continue
+        for node, point in zip(members, _ring(len(members), depth, offset=0.3 * depth), strict=True):
+            positions[node["id"]] = point
+    edge_x, edge_y, mid_x, mid_y, mid_text = [], [], [], [], []
+    for edge in edges:
+        if edge["source"] not in positions or edge["target"] not in positions:
+            continue
+        (x0, y0), (x1, y1) = positions[edge["source"]], positions[edge["target"]]
+        edge_x += [x0, x1, None]
+        edge_y += [y0, y1, None]
+        mid_x.append((x0 + x1) / 2)
+        mid_y.append((y0 + y1) / 2)
+        mid_text.append(f"{edge['relation_type']} (strength {edge['strength']:.2f})")
+    placed = [node for node in nodes if node["id"] in positions]
+    figure = go.Figure(
+        layout=_layout(
+            height=380,
+            margin={"l": 8, "r": 8, "t": 8, "b": 8},
+            xaxis={"visible": False},
+            yaxis={"visible": False, "scaleanchor": "x"},
+            hovermode="closest",
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=edge_x, y=edge_y, mode="lines", line={"color": "#b9c3d0", "width": 1.2}, hoverinfo="skip"
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=mid_x,
+            y=mid_y,
+            mode="markers",
+            marker={"size": 6, "color": "#b9c3d0"},
+            text=mid_text,
+            hovertemplate="%{text}<extra></extra>",
+        )
+    )
+    figure.add_trace(
+        go.Scatter(
+            x=[positions[node["id"]][0] for node in placed],
+            y=[positions[node["id"]][1] for node in placed],
+            mode="markers+text",
+            text=[node["label"][:28] + ("…" if len(node["label"]) > 28 else "") for node in placed],
+            textposition="bottom center",
+            textfont={"size": 10, "color": MUTED},
+            customdata=[f"{node['label'][:160]}<br>quality {node['quality']:.2f}" for node in placed],
+            marker={
+                "size": [22 if node["id"] == centre_id else 14 for node in placed],
+                "color": [TIER_COLOURS[_tier_of(node["quality"])] for node in placed],
+                "line": {
+                    "color": ["#1f2933" if node["id"] == centre_id else "white" for node in placed],
+                    "width": 2,
+                },
+            },
+            hovertemplate="%{customdata}<extra></extra>",
+        )
+    )
+    return _html(figure, div_id)
