@@ -256,6 +256,7 @@ def detect_inconsistencies(owner=None, progress=None):
         ef_search = max(40, 2 * settings.DETECT_NEIGHBOURS)
         cursor.execute(f"SET LOCAL hnsw.ef_search = {ef_search}")
         cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate")
         cursor.execute(CREATE_CANDIDATES)
         result.scanned, bounds = _chunk_bounds(cursor, params)
         low = "00000000-0000-0000-0000-000000000000"
@@ -267,8 +268,10 @@ def detect_inconsistencies(owner=None, progress=None):
         cursor.execute(EQUAL_CONTENT_CANDIDATES, params)
         cursor.execute(LINKED_CANDIDATES, params)
         cursor.execute(UPSERT_FINDINGS, params)
+        outcome = cursor.fetchall()
+        cursor.execute("DROP TABLE detect_candidate")
         touched = set()
-        for kind, finding_type, count, created, contradicting in cursor.fetchall():
+        for kind, finding_type, count, created, contradicting in outcome:
             if kind == "found":
                 result.found[finding_type] = count
                 result.created += created
