@@ -1,0 +1,203 @@
+"""Plumbing shared by the bench scripts.
+
+Machine facts and percentiles for the JSON reports, the bench database (created and migrated on
+demand), a gunicorn server of the bench's own on its own port, and a small keep-alive JSON client
+built on http.client so the client adds as little as possible to the measured latency.
+"""
+
+import http.client
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import urlencode, urlsplit, urlunsplit
+
+import numpy as np
+import psycopg
+from psycopg import sql
+
+ROOT = Path(__file__).resolve().parent.parent
+BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_bench"
+BENCH_PORT = 8091
+RESULTS_DIR = ROOT / "bench" / "results"
+
+
+def log(message):
+    print(message, file=sys.stderr, flush=True)
+
+
+def machine():
+    """What the numbers were measured on."""
+    ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    return {
+        "cores": os.cpu_count(),
+        "ram_gb": round(ram / 2**30, 1),
+        "platform": platform.platform(),
+        "python": platform.python_version(),
+        "processor": platform.machine(),
+    }
+
+
+def summarize_ms(samples):
+    """p50/p95/mean/max of a list of durations in milliseconds."""
+    values = np.asarray(samples, dtype=float)
+    return {
+        "n": int(values.size),
+        "p50_ms": round(float(np.percentile(values, 50)), 2),
+        "p95_ms": round(float(np.percentile(values, 95)), 2),
+        "mean_ms": round(float(values.mean()), 2),
+        "max_ms": round(float(values.max()), 2),
+    }
+
+
+def emit(report):
+    """Print the report as JSON on stdout and keep a copy in bench/results/ (git-ignored)."""
+    text = json.dumps(report, indent=2)
+    print(text)
+    RESULTS_DIR.mkdir(exist_ok=True)
+    stamp = time.strftime("%Y%m%dT%H%M%S")
+    (RESULTS_DIR / f"{report['benchmark']}-{stamp}.json").write_text(text + "\n")
+
+
+def _admin_url(database_url):
+    parts = urlsplit(database_url)
+    return urlunsplit(parts._replace(path="/postgres")), parts.path.lstrip("/")
+
+
+def ensure_database(database_url, fresh=False):
+    """Create (or, when `fresh`, drop and re-create) the database, then apply the migrations."""
+    admin_url, name = _admin_url(database_url)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        if fresh:
+            conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
+        if not exists:
+            conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+    manage("migrate", "--noinput", "-v", "0", database_url=database_url)
+
+
+def manage(*args, database_url):
+    """Run a manage.py command against `database_url` and return its standard output."""
+    result = subprocess.run(
+        [sys.executable, "manage.py", *args],
+        cwd=ROOT,
+        env=server_environment(database_url),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if result.returncode:
+        raise RuntimeError(f"manage.py {' '.join(args)} failed:\n{result.stderr}")
+    return result.stdout
+
+
+def issue_token(database_url, username):
+    """A fresh API token for `username` (created if needed) and the user's id."""
+    token = manage("issue_token", username, "--name", "bench", database_url=database_url).strip()
+    with psycopg.connect(database_url) as conn:
+        (user_id,) = conn.execute("SELECT id FROM auth_user WHERE username = %s", [username]).fetchone()
+    return token, user_id
+
+
+def server_environment(database_url, extra=None):
+    return {
+        **os.environ,
+        "DATABASE_URL": database_url,
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+        "DJANGO_SETTINGS_MODULE": "memsite.settings",
+        # Benchmarks send thousands of requests a minute from one user; the limit itself stays on.
+        "MEMSITE_THROTTLE_USER_PER_MINUTE": "1000000",
+        **(extra or {}),
+    }
+
+
+@contextmanager
+def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
+    """Serve memsite with gunicorn on 127.0.0.1:`port` for the duration of the block."""
+    command = [
+        str(Path(sys.executable).parent / "gunicorn"),
+        "memsite.wsgi",
+        "--bind",
+        f"127.0.0.1:{port}",
+        "--workers",
+        str(workers),
+        "--timeout",
+        "600",
+        "--log-level",
+        "warning",
+    ]
+    process = subprocess.Popen(command, cwd=ROOT, env=server_environment(database_url, extra_env))
+    try:
+        client = Client(f"http://127.0.0.1:{port}")
+        deadline = time.monotonic() + 120
+        while True:
+            try:
+                if client.request("GET", "/health")[0] == 200:
+                    break
+            except OSError:
+                client.reset()
+            if process.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError(f"gunicorn on port {port} did not become healthy")
+            time.sleep(0.3)
+        client.close()
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        process.terminate()
+        process.wait(timeout=60)
+
+
+class Client:
+    """A keep-alive HTTP/1.1 JSON client for one base URL."""
+
+    def __init__(self, base_url, token=None, timeout=600):
+        parts = urlsplit(base_url)
+        self.host, self.port = parts.hostname, parts.port or 80
+        self.timeout = timeout
+        self.headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if token:
+            self.headers["Authorization"] = f"Bearer {token}"
+        self.connection = None
+
+    def reset(self):
+        self.close()
+        self.connection = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+
+    def close(self):
+        if self.connection is not None:
+            self.connection.close()
+            self.connection = None
+
+    def request(self, method, path, params=None, body=None):
+        """Send one request; return (status, parsed JSON body or None, elapsed milliseconds)."""
+        if self.connection is None:
+            self.reset()
+        if params:
+            path = f"{path}?{urlencode(params, doseq=True)}"
+        payload = json.dumps(body).encode() if body is not None else None
+        started = time.perf_counter()
+        try:
+            self.connection.request(method, path, body=payload, headers=self.headers)
+            response = self.connection.getresponse()
+            data = response.read()
+        except (http.client.HTTPException, OSError):
+            self.close()
+            raise
+        elapsed = (time.perf_counter() - started) * 1000
+        parsed = (
+            json.loads(data)
+            if data and response.getheader("Content-Type", "").startswith("application/json")
+            else None
+        )
+        return response.status, parsed, elapsed
+
+    def expect(self, method, path, statuses=(200, 201), params=None, body=None):
+        """Like request(), but raise with the server's message on an unexpected status."""
+        status, data, elapsed = self.request(method, path, params=params, body=body)
+        if status not in statuses:
+            raise RuntimeError(f"{method} {path} answered {status}: {data}")
+        return data, elapsed
