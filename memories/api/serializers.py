@@ -1,0 +1,226 @@
+"""Representations of memories and recall results, and the request shapes shown in the API docs.
+
+Requests are validated by memories.api.validators (AutoMem's messages and order); the request
+serializers here only describe the bodies for the OpenAPI schema.
+"""
+
+from rest_framework import serializers
+
+from memories.models import Memory, MemoryType
+
+
+class QualitySerializer(serializers.ModelSerializer):
+    overall = serializers.FloatField(source="quality_overall")
+    score = serializers.FloatField(source="quality_score")
+    accuracy = serializers.FloatField(source="quality_accuracy")
+    completeness = serializers.FloatField(source="quality_completeness")
+    consistency = serializers.FloatField(source="quality_consistency")
+    timeliness = serializers.FloatField(source="quality_timeliness")
+    relevance = serializers.FloatField(source="quality_relevance")
+    evaluated_at = serializers.DateTimeField(source="quality_evaluated_at")
+    boost_applied = serializers.BooleanField(source="quality_boost_applied")
+    boost_date = serializers.DateTimeField(source="quality_boost_date")
+    boost_reason = serializers.CharField(source="quality_boost_reason")
+    boost_connection_count = serializers.IntegerField(source="quality_boost_connection_count")
+    boost_factor = serializers.FloatField(source="quality_boost_factor")
+
+    class Meta:
+        model = Memory
+        fields = [
+            "overall",
+            "score",
+            "accuracy",
+            "completeness",
+            "consistency",
+            "timeliness",
+            "relevance",
+            "evaluated_at",
+            "boost_applied",
+            "boost_date",
+            "boost_reason",
+            "boost_connection_count",
+            "original_quality_before_boost",
+            "boost_factor",
+        ]
+        read_only_fields = fields
+
+
+class ProvenanceSerializer(serializers.ModelSerializer):
+    updated_at = serializers.DateTimeField(source="provenance_updated_at")
+
+    class Meta:
+        model = Memory
+        fields = [
+            "source_type",
+            "source_id",
+            "is_explicit",
+            "confidence",
+            "corroborating_sources",
+            "updated_at",
+        ]
+        read_only_fields = fields
+
+
+class MemorySerializer(serializers.ModelSerializer):
+    type = serializers.CharField(source="memory_type")
+    archived = serializers.BooleanField(source="is_archived")
+    provenance = ProvenanceSerializer(source="*")
+    quality = QualitySerializer(source="*")
+
+    class Meta:
+        model = Memory
+        fields = [
+            "id",
+            "content",
+            "tags",
+            "type",
+            "importance",
+            "metadata",
+            "created_at",
+            "updated_at",
+            "last_accessed_at",
+            "access_count",
+            "protected",
+            "archived",
+            "archived_at",
+            "archive_reason",
+            "relevance_score",
+            "provenance",
+            "quality",
+        ]
+        read_only_fields = fields
+
+
+MATCH_TYPES = ["vector", "keyword", "relation", "entity", "tag", "recency"]
+
+
+class ScoreComponentsSerializer(serializers.Serializer):
+    vector = serializers.FloatField()
+    keyword = serializers.FloatField()
+    relation = serializers.FloatField()
+    tag = serializers.FloatField()
+    importance = serializers.FloatField()
+    confidence = serializers.FloatField()
+    recency = serializers.FloatField()
+
+
+class RelationSerializer(serializers.Serializer):
+    type = serializers.CharField()
+    strength = serializers.FloatField()
+    direction = serializers.ChoiceField(choices=["outgoing", "incoming"])
+    memory_id = serializers.UUIDField()
+
+
+class RecallResultSerializer(serializers.Serializer):
+    id = serializers.UUIDField(source="memory.pk")
+    memory = MemorySerializer()
+    final_score = serializers.FloatField()
+    score_components = ScoreComponentsSerializer()
+    match_type = serializers.ChoiceField(choices=MATCH_TYPES)
+    relations = RelationSerializer(many=True)
+
+
+class RecallResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    query = serializers.CharField()
+    results = RecallResultSerializer(many=True)
+    count = serializers.IntegerField()
+    query_time_ms = serializers.FloatField()
+    expansion = serializers.DictField()
+
+
+class MemoryInputSerializer(serializers.Serializer):
+    content = serializers.CharField(max_length=2000, help_text="Stripped; at most 2,000 characters.")
+    tags = serializers.ListField(child=serializers.CharField(max_length=100), required=False)
+    importance = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.5)
+    type = serializers.ChoiceField(choices=MemoryType.values, required=False, help_text="Case-insensitive.")
+    metadata = serializers.DictField(required=False)
+    timestamp = serializers.DateTimeField(required=False, help_text="ISO 8601; sets created_at.")
+    source_type = serializers.CharField(required=False, default="user_input")
+    source_id = serializers.CharField(required=False)
+    is_explicit = serializers.BooleanField(required=False, default=False)
+
+
+class MemoryPatchSerializer(MemoryInputSerializer):
+    content = serializers.CharField(max_length=2000, required=False)
+
+
+class BatchInputSerializer(serializers.Serializer):
+    memories = MemoryInputSerializer(many=True, help_text="1 to 500 memories.")
+
+
+class StoreResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    memory_id = serializers.UUIDField()
+    duplicate = serializers.BooleanField()
+    stored_at = serializers.DateTimeField()
+    type = serializers.CharField()
+    importance = serializers.FloatField()
+    tags = serializers.ListField(child=serializers.CharField())
+    confidence = serializers.FloatField()
+    quality_score = serializers.FloatField()
+    memory = MemorySerializer()
+    query_time_ms = serializers.FloatField()
+
+
+class BatchItemSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    memory_id = serializers.UUIDField()
+    duplicate = serializers.BooleanField()
+
+
+class BatchFailureSerializer(serializers.Serializer):
+    index = serializers.IntegerField()
+    reason = serializers.CharField()
+
+
+class BatchResponseSerializer(serializers.Serializer):
+    status = serializers.ChoiceField(choices=["success", "partial_success"])
+    stored_count = serializers.IntegerField()
+    duplicate_count = serializers.IntegerField()
+    failed_count = serializers.IntegerField()
+    succeeded = BatchItemSerializer(many=True)
+    failed = BatchFailureSerializer(many=True)
+    query_time_ms = serializers.FloatField()
+
+
+class MemoryResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    memory_id = serializers.UUIDField()
+    memory = MemorySerializer()
+
+
+class CorroborateInputSerializer(serializers.Serializer):
+    source_id = serializers.CharField(max_length=200)
+
+
+class CorroborateResponseSerializer(MemoryResponseSerializer):
+    added = serializers.BooleanField()
+    confidence = serializers.FloatField()
+    corroborating_sources = serializers.ListField(child=serializers.CharField())
+
+
+class ArchiveResponseSerializer(MemoryResponseSerializer):
+    archived = serializers.BooleanField()
+    changed = serializers.BooleanField()
+
+
+class ByTagResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    count = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    memories = MemorySerializer(many=True)
+
+
+class ReembedInputSerializer(serializers.Serializer):
+    ids = serializers.ListField(child=serializers.UUIDField(), required=False)
+    all = serializers.BooleanField(required=False, default=False)
+
+
+class ReembedResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    reembedded = serializers.IntegerField()
+    seconds = serializers.FloatField()
+    provider = serializers.CharField()
