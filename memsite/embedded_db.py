@@ -41,10 +41,6 @@ def log(message):
     print(f"embedded-db: {message}", flush=True)
 
 
-def run(args, **kwargs):
-    return subprocess.run(args, check=True, **kwargs)
-
-
 def debian_mirror():
     """The Debian mirror this host already uses, read from its apt sources."""
     sources = Path("/etc/apt")
@@ -61,32 +57,35 @@ def debian_mirror():
 
 def build_root():
     """Create the cached Debian 13 root with PostgreSQL 17, pgvector and AGE."""
-    if shutil.which("debootstrap") is None:
-        log("installing debootstrap")
-        run(["apt-get", "update", "-qq"])
-        run(["apt-get", "install", "-y", "-qq", "debootstrap"], stdout=subprocess.DEVNULL)
     staging = ROOT.with_name(ROOT.name + ".partial")
     shutil.rmtree(staging, ignore_errors=True)
     staging.parent.mkdir(parents=True, exist_ok=True)
-    log(f"building Debian 13 root in {ROOT} (once per machine, about a minute)")
-    run(
-        ["debootstrap", "--variant=minbase", "trixie", str(staging), debian_mirror()],
-        stdout=subprocess.DEVNULL,
-    )
-    policy = staging / "usr/sbin/policy-rc.d"
-    policy.write_text("#!/bin/sh\nexit 101\n")
-    policy.chmod(0o755)
-    conf = staging / "etc/postgresql-common/createcluster.conf"
-    conf.parent.mkdir(parents=True, exist_ok=True)
-    conf.write_text("create_main_cluster = false\n")
+    build_log = ROOT.with_name(ROOT.name + ".build.log")
+    log(f"building Debian 13 root in {ROOT} (once per machine, about a minute; log: {build_log})")
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
-    run(["chroot", str(staging), "apt-get", "update", "-qq"], env=env)
-    run(
-        ["chroot", str(staging), "apt-get", "install", "-y", "-qq", "--no-install-recommends", *PACKAGES],
-        env=env,
-        stdout=subprocess.DEVNULL,
-    )
-    run(["chroot", str(staging), "apt-get", "clean"])
+    with open(build_log, "w") as output:
+
+        def step(*args):
+            try:
+                subprocess.run(args, check=True, env=env, stdout=output, stderr=output)
+            except subprocess.CalledProcessError:
+                output.flush()
+                tail = "\n".join(build_log.read_text().splitlines()[-20:])
+                sys.exit(f"embedded-db: {' '.join(args[:3])} failed:\n{tail}")
+
+        if shutil.which("debootstrap") is None:
+            step("apt-get", "update")
+            step("apt-get", "install", "-y", "debootstrap")
+        step("debootstrap", "--variant=minbase", "trixie", str(staging), debian_mirror())
+        policy = staging / "usr/sbin/policy-rc.d"
+        policy.write_text("#!/bin/sh\nexit 101\n")
+        policy.chmod(0o755)
+        conf = staging / "etc/postgresql-common/createcluster.conf"
+        conf.parent.mkdir(parents=True, exist_ok=True)
+        conf.write_text("create_main_cluster = false\n")
+        step("chroot", str(staging), "apt-get", "update")
+        step("chroot", str(staging), "apt-get", "install", "-y", "--no-install-recommends", *PACKAGES)
+        step("chroot", str(staging), "apt-get", "clean")
     staging.rename(ROOT)
 
 
@@ -109,8 +108,8 @@ def ensure_mount():
     inside = ROOT / MOUNT_IN_ROOT.lstrip("/")
     inside.mkdir(parents=True, exist_ok=True)
     if not is_mounted(inside):
-        run(["mount", "--bind", str(DATA_HOST), str(inside)])
-    run(["chroot", str(ROOT), "chown", "postgres:postgres", MOUNT_IN_ROOT])
+        subprocess.run(["mount", "--bind", str(DATA_HOST), str(inside)], check=True)
+    subprocess.run(["chroot", str(ROOT), "chown", "postgres:postgres", MOUNT_IN_ROOT], check=True)
 
 
 def as_postgres(*args, **kwargs):
@@ -201,7 +200,7 @@ def stop():
         log("not running")
     inside = ROOT / MOUNT_IN_ROOT.lstrip("/")
     if is_mounted(inside):
-        run(["umount", str(inside)])
+        subprocess.run(["umount", str(inside)], check=True)
 
 
 def status():
