@@ -263,7 +263,7 @@ FALSE_WORDS = {"0", "false", "no", "off"}
 def json_body(request):
     """The request's JSON object; a missing, non-JSON or non-object body is a 400."""
     data = request.data
-    if isinstance(data, QueryDict) or not isinstance(data, dict):
+    if request.stream is None or isinstance(data, QueryDict) or not isinstance(data, dict):
         raise bad_request("JSON body is required")
     return data
 
