@@ -15,6 +15,11 @@ from django.db import connection
 from graph.models import RELATION_PROPERTIES
 
 GRAPH = "memsite"
+VERTEX_ID = "ag_catalog.agtype_access_operator(VARIADIC ARRAY[properties, '\"id\"'::ag_catalog.agtype])"
+EDGE_STRENGTH = (
+    "ag_catalog.agtype_access_operator(VARIADIC ARRAY[e.properties, '\"strength\"'::ag_catalog.agtype])"
+)
+VERTEX_OWNER = "ag_catalog.agtype_access_operator(VARIADIC ARRAY[properties, '\"owner\"'::ag_catalog.agtype])"
 
 
 def cypher(query, params=None, columns=("result",)):
@@ -36,10 +41,37 @@ def add_memory_vertices(memories):
 
 
 def remove_memory_vertices(memory_ids):
-    """Delete the vertices of these memories together with all their edges."""
-    ids = [str(memory_id) for memory_id in memory_ids]
-    if ids:
-        cypher("UNWIND $ids AS mid MATCH (m:Memory {id: mid}) DETACH DELETE m", {"ids": ids})
+    """Delete the vertices of these memories together with all their edges.
+
+    Plain SQL on the label tables: AGE's DETACH DELETE scans every edge table once per vertex,
+    while these deletes use the start_id/end_id indexes.
+    """
+    ids = [json.dumps(str(memory_id)) for memory_id in memory_ids]
+    if not ids:
+        return
+    edge_deletes = ",\n".join(
+        f'e{number} AS (DELETE FROM {GRAPH}."{label}" WHERE start_id = ANY(ARRAY(SELECT id FROM v)) '
+        f"OR end_id = ANY(ARRAY(SELECT id FROM v)))"
+        for number, label in enumerate(RELATION_PROPERTIES)
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'WITH v AS MATERIALIZED (SELECT id FROM {GRAPH}."Memory" '
+            f"WHERE {VERTEX_ID} = ANY(%s::text[]::ag_catalog.agtype[])),\n"
+            f"{edge_deletes}\n"
+            f'DELETE FROM {GRAPH}."Memory" WHERE id IN (SELECT id FROM v)',
+            [ids],
+        )
+
+
+def graph_available():
+    """Whether AGE is installed and the graph exists (a cheap catalog lookup)."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT to_regclass('ag_catalog.ag_graph') IS NOT NULL")
+        if not cursor.fetchone()[0]:
+            return False
+        cursor.execute("SELECT 1 FROM ag_catalog.ag_graph WHERE name = %s", [GRAPH])
+        return cursor.fetchone() is not None
 
 
 @contextmanager
@@ -62,29 +94,35 @@ def nested_loop_plan():
                 cursor.execute("RESET enable_hashjoin; RESET enable_mergejoin")
 
 
-def _edge_set_clause(relation_type):
-    names = ["strength", "updated_at", *RELATION_PROPERTIES[relation_type]]
-    return ", ".join(f"e.{name} = row.{name}" for name in names)
+def _edge_properties(relation_type):
+    return ["strength", "updated_at", *RELATION_PROPERTIES[relation_type]]
 
 
-def merge_edges(relation_type, rows):
-    """MERGE one `relation_type` edge per row {source, target, strength, updated_at, <properties>}.
+def merge_edges(relation_type, new_rows, changed_rows=()):
+    """Write `relation_type` edges, rows {source, target, strength, updated_at, <properties>}.
 
-    One UNWIND for all rows. The label comes from the fixed relation table, never from input; the
-    whitelisted properties missing from a row are removed from the edge, as in the table row.
+    `new_rows` are edges the association table has just inserted: one UNWIND CREATEs them with
+    their properties. `changed_rows` already had a row: one UNWIND MERGEs and SETs them (a
+    property missing from a row is removed from the edge, as in the table). The two are split
+    because AGE 1.5 drops a SET that follows a MERGE which had to create its edge. The label
+    comes from the fixed relation table, never from input.
     """
     if relation_type not in RELATION_PROPERTIES:
         raise ValueError(f"unknown relation type {relation_type!r}")
-    if not rows:
-        return
+    names = _edge_properties(relation_type)
+    match = (
+        "UNWIND $rows AS row MATCH (a:Memory) WHERE a.id = row.source "
+        "MATCH (b:Memory) WHERE b.id = row.target "
+    )
     with nested_loop_plan():
-        cypher(
-            "UNWIND $rows AS row "
-            "MATCH (a:Memory) WHERE a.id = row.source "
-            "MATCH (b:Memory) WHERE b.id = row.target "
-            f"MERGE (a)-[e:{relation_type}]->(b) SET {_edge_set_clause(relation_type)}",
-            {"rows": rows},
-        )
+        if new_rows:
+            properties = ", ".join(f"{name}: row.{name}" for name in names)
+            cypher(f"{match}CREATE (a)-[e:{relation_type} {{{properties}}}]->(b)", {"rows": list(new_rows)})
+        if changed_rows:
+            assignments = ", ".join(f"e.{name} = row.{name}" for name in names)
+            cypher(
+                f"{match}MERGE (a)-[e:{relation_type}]->(b) SET {assignments}", {"rows": list(changed_rows)}
+            )
 
 
 def remove_edges(relation_type, pairs):
@@ -123,3 +161,115 @@ def step(seed_ids, direction, min_strength=0.0):
             {"ids": ids, "min_strength": float(min_strength)},
             columns=("seed", "neighbour", "relation_type", "strength"),
         )
+
+
+def _graph_edges_sql():
+    """Every graph edge as (source uuid text, target uuid text, label, strength), all labels."""
+    return "\nUNION ALL\n".join(
+        f"SELECT vs.memory_id AS source, vt.memory_id AS target, '{label}' AS relation_type, "
+        f"({EDGE_STRENGTH})::text::float8 AS strength "
+        f'FROM {GRAPH}."{label}" e JOIN vertices vs ON vs.gid = e.start_id '
+        "JOIN vertices vt ON vt.gid = e.end_id"
+        for label in RELATION_PROPERTIES
+    )
+
+
+def differences(limit=1000):
+    """Every difference between the tables and the graph, as (kind, detail) rows.
+
+    Kinds: missing_vertex, extra_vertex, owner_mismatch, duplicate_vertex, missing_edge, extra_edge,
+    duplicate_edge, strength_mismatch. Set-based SQL over the label tables.
+    """
+    sql = f"""
+WITH vertices AS MATERIALIZED (
+    SELECT id AS gid, ({VERTEX_ID})::text AS memory_id, ({VERTEX_OWNER})::text AS owner
+    FROM {GRAPH}."Memory"
+),
+edges AS MATERIALIZED ({_graph_edges_sql()}),
+vertex_diff AS (
+    SELECT 'missing_vertex' AS kind, m.id::text AS detail
+    FROM memories_memory m LEFT JOIN vertices v ON v.memory_id = m.id::text WHERE v.gid IS NULL
+    UNION ALL
+    SELECT 'extra_vertex', v.memory_id
+    FROM vertices v LEFT JOIN memories_memory m ON m.id::text = v.memory_id WHERE m.id IS NULL
+    UNION ALL
+    SELECT 'owner_mismatch', v.memory_id || ' graph owner ' || v.owner || ' table owner ' || m.owner_id
+    FROM vertices v JOIN memories_memory m ON m.id::text = v.memory_id WHERE v.owner <> m.owner_id::text
+    UNION ALL
+    SELECT 'duplicate_vertex', memory_id || ' x' || count(*)
+    FROM vertices GROUP BY memory_id HAVING count(*) > 1
+),
+edge_diff AS (
+    SELECT 'missing_edge' AS kind, a.source_id || ' -[' || a.relation_type || ']-> ' || a.target_id AS detail
+    FROM graph_association a LEFT JOIN edges e ON e.source = a.source_id::text
+        AND e.target = a.target_id::text AND e.relation_type = a.relation_type
+    WHERE e.source IS NULL
+    UNION ALL
+    SELECT 'extra_edge', e.source || ' -[' || e.relation_type || ']-> ' || e.target
+    FROM edges e LEFT JOIN graph_association a ON e.source = a.source_id::text
+        AND e.target = a.target_id::text AND e.relation_type = a.relation_type
+    WHERE a.id IS NULL
+    UNION ALL
+    SELECT 'strength_mismatch', a.source_id || ' -[' || a.relation_type || ']-> ' || a.target_id
+        || ' table ' || a.strength || ' graph ' || coalesce(e.strength::text, 'none')
+    FROM graph_association a JOIN edges e ON e.source = a.source_id::text
+        AND e.target = a.target_id::text AND e.relation_type = a.relation_type
+    WHERE e.strength IS NULL OR abs(e.strength - a.strength) > 1e-9
+    UNION ALL
+    SELECT 'duplicate_edge', source || ' -[' || relation_type || ']-> ' || target || ' x' || count(*)
+    FROM edges GROUP BY source, target, relation_type HAVING count(*) > 1
+)
+SELECT kind, detail FROM vertex_diff UNION ALL SELECT kind, detail FROM edge_diff
+ORDER BY 1, 2 LIMIT %s
+"""
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [limit])
+        return cursor.fetchall()
+
+
+def rebuild_from_tables(progress=None):
+    """Empty the graph and load every memory and association from the tables (caller's transaction).
+
+    Bulk SQL into the label tables: graph ids are drawn from each label's own sequence, exactly
+    as AGE's CREATE does. Returns {"vertices": n, "<label>": n, ...}.
+    """
+    counts = {}
+    with connection.cursor() as cursor:
+        for label in RELATION_PROPERTIES:
+            cursor.execute(f'DELETE FROM {GRAPH}."{label}"')
+        cursor.execute(f'DELETE FROM {GRAPH}."Memory"')
+        cursor.execute("DROP TABLE IF EXISTS graph_rebuild_vertices")
+        cursor.execute(
+            "CREATE TEMP TABLE graph_rebuild_vertices AS "
+            "SELECT m.id AS memory_id, m.owner_id, ag_catalog._graphid("
+            f"ag_catalog._label_id('{GRAPH}', 'Memory')::integer, "
+            f"nextval('{GRAPH}.\"Memory_id_seq\"')) AS gid "
+            "FROM memories_memory m"
+        )
+        cursor.execute("CREATE UNIQUE INDEX ON graph_rebuild_vertices (memory_id)")
+        cursor.execute("ANALYZE graph_rebuild_vertices")
+        cursor.execute(
+            f'INSERT INTO {GRAPH}."Memory" (id, properties) '
+            "SELECT gid, jsonb_build_object('id', memory_id::text, 'owner', owner_id)"
+            "::text::ag_catalog.agtype "
+            "FROM graph_rebuild_vertices"
+        )
+        counts["vertices"] = cursor.rowcount
+        if progress:
+            progress("vertices", cursor.rowcount)
+        for label in RELATION_PROPERTIES:
+            cursor.execute(
+                f'INSERT INTO {GRAPH}."{label}" (start_id, end_id, properties) '
+                "SELECT vs.gid, vt.gid, (a.properties || jsonb_build_object("
+                "'strength', a.strength, 'updated_at', a.updated_at))::text::ag_catalog.agtype "
+                "FROM graph_association a "
+                "JOIN graph_rebuild_vertices vs ON vs.memory_id = a.source_id "
+                "JOIN graph_rebuild_vertices vt ON vt.memory_id = a.target_id "
+                "WHERE a.relation_type = %s",
+                [label],
+            )
+            counts[label] = cursor.rowcount
+            if progress:
+                progress(label, cursor.rowcount)
+        cursor.execute("DROP TABLE graph_rebuild_vertices")
+    return counts

@@ -1,0 +1,125 @@
+"""Validation of POST/DELETE /associate bodies, in the order and with the messages of AutoMem.
+
+The checks run in a fixed order whose first failure ends a single request, which DRF field
+serializers cannot express, so each step is a small function raising `AssociationInvalid`.
+"""
+
+import math
+import uuid
+
+from rest_framework import serializers
+
+from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
+from graph.services import Link
+
+MAX_BATCH = 500
+DEFAULT_STRENGTH = 0.5
+DEFAULT_TYPE = "RELATES_TO"
+REQUIRED = "'memory1_id' and 'memory2_id' are required"
+INVALID_UUID = "memory_id must be a valid UUID"
+SELF_LINK = "Cannot associate a memory with itself"
+NOT_A_NUMBER = "'importance' must be a number"
+OUT_OF_RANGE = "'importance' must be between 0 and 1"
+NOT_AN_OBJECT = "Association must be an object"
+BATCH_SIZE = f"'associations' must contain between 1 and {MAX_BATCH} items"
+TYPE_CHOICES = f"Relation type must be one of {sorted(AUTHORABLE_RELATIONS)}"
+ANY_TYPE_CHOICES = f"Relation type must be one of {sorted(RELATION_PROPERTIES)}"
+
+
+class AssociationInvalid(Exception):
+    """A request or item that fails validation; `str()` is the exact message."""
+
+
+def parse_strength(body):
+    """The strength of a body: 0.5 when absent or null, else a number in 0.0-1.0."""
+    value = body.get("strength")
+    if value is None:
+        return DEFAULT_STRENGTH
+    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+        raise AssociationInvalid(NOT_A_NUMBER)
+    try:
+        strength = float(value)
+    except (ValueError, OverflowError):
+        raise AssociationInvalid(NOT_A_NUMBER) from None
+    if not math.isfinite(strength) or not 0.0 <= strength <= 1.0:
+        raise AssociationInvalid(OUT_OF_RANGE)
+    return strength
+
+
+def _present(value):
+    return bool(value.strip()) if isinstance(value, str) else bool(value)
+
+
+def parse_ids(body, batch):
+    """Both ids as UUIDs: required first, then well-formed (batch messages name the field)."""
+    if not (_present(body.get("memory1_id")) and _present(body.get("memory2_id"))):
+        raise AssociationInvalid(REQUIRED)
+    ids = []
+    for name in ("memory1_id", "memory2_id"):
+        value = body[name]
+        try:
+            if not isinstance(value, str):
+                raise ValueError
+            ids.append(uuid.UUID(value.strip()))
+        except ValueError:
+            raise AssociationInvalid(f"'{name}' must be a valid UUID" if batch else INVALID_UUID) from None
+    return ids
+
+
+def parse_type(body, choices=AUTHORABLE_RELATIONS, default=DEFAULT_TYPE):
+    """The relation type, upper-cased; `default` when absent or empty."""
+    value = body.get("type")
+    if not _present(value):
+        return default
+    relation_type = value.strip().upper() if isinstance(value, str) else None
+    if relation_type not in choices:
+        raise AssociationInvalid(TYPE_CHOICES if choices is AUTHORABLE_RELATIONS else ANY_TYPE_CHOICES)
+    return relation_type
+
+
+def parse_link(body, strength, batch):
+    """One association after strength: ids, self-link, type, then its whitelisted properties."""
+    source, target = parse_ids(body, batch)
+    if source == target:
+        raise AssociationInvalid(SELF_LINK)
+    relation_type = parse_type(body)
+    properties = {name: body[name] for name in AUTHORABLE_RELATIONS[relation_type] if name in body}
+    return Link(source, target, relation_type, strength, properties)
+
+
+def batch_items(body):
+    """The `associations` list when the body is a batch (an array there), else None."""
+    items = body.get("associations")
+    if not isinstance(items, list):
+        return None
+    if not 1 <= len(items) <= MAX_BATCH:
+        raise AssociationInvalid(BATCH_SIZE)
+    return items
+
+
+def batch_strengths(items):
+    """Every item's strength, checked before anything else: one bad value rejects the batch."""
+    return [parse_strength(item) if isinstance(item, dict) else None for item in items]
+
+
+def link_record(link, index=None):
+    """How a created association is echoed back (with its relation properties)."""
+    record = {} if index is None else {"index": index}
+    record.update(
+        memory1_id=str(link.source),
+        memory2_id=str(link.target),
+        relation_type=link.relation_type,
+        strength=link.strength,
+        **link.properties,
+    )
+    return record
+
+
+class AssociateDocSerializer(serializers.Serializer):
+    """Request shape of POST /associate, for the OpenAPI schema (validation is above)."""
+
+    memory1_id = serializers.UUIDField(required=False)
+    memory2_id = serializers.UUIDField(required=False)
+    type = serializers.ChoiceField(choices=sorted(AUTHORABLE_RELATIONS), required=False)
+    strength = serializers.FloatField(required=False, min_value=0, max_value=1)
+    associations = serializers.ListField(child=serializers.DictField(), required=False)

@@ -1,0 +1,236 @@
+import uuid
+
+from django.db import DatabaseError, InterfaceError, OperationalError
+from drf_spectacular.types import OpenApiTypes
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
+from rest_framework.permissions import IsAdminUser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from graph import age, enrichment, queries, services
+from graph.api import serializers as s
+from memsite.api.exceptions import ApiError
+
+JSON_BODY_REQUIRED = "JSON body is required"
+GRAPH_UNAVAILABLE = "Graph database (Apache AGE) is unavailable"
+
+
+def json_object(request):
+    """The request body as a dict, or the 400 every empty, malformed or non-object body gets."""
+    try:
+        if request.stream is None:
+            raise ApiError(JSON_BODY_REQUIRED)
+        body = request.data
+    except (ParseError, UnsupportedMediaType):
+        raise ApiError(JSON_BODY_REQUIRED) from None
+    if not isinstance(body, dict) or not request.content_type.startswith("application/json"):
+        raise ApiError(JSON_BODY_REQUIRED)
+    return body
+
+
+def require_graph():
+    if not age.graph_available():
+        raise ApiError(GRAPH_UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE)
+
+
+def write_links(owner_id, links):
+    """Run the write; a failing graph query is the documented 500, a lost database a 503."""
+    try:
+        return services.associate_memories(owner_id, links)
+    except (OperationalError, InterfaceError):
+        raise
+    except DatabaseError:
+        raise ApiError("Failed to create association", status.HTTP_500_INTERNAL_SERVER_ERROR) from None
+
+
+class AssociateView(APIView):
+    """POST /associate (single pair or batch) and DELETE /associate."""
+
+    @extend_schema(
+        request=s.AssociateDocSerializer,
+        responses={201: OpenApiTypes.OBJECT, 207: OpenApiTypes.OBJECT},
+        summary="Create or update typed associations between two of your memories (or a batch).",
+    )
+    def post(self, request):
+        body = json_object(request)
+        try:
+            items = s.batch_items(body)
+            if items is not None:
+                return self.post_batch(request, items)
+            strength = s.parse_strength(body)
+            link = s.parse_link(body, strength, batch=False)
+        except s.AssociationInvalid as error:
+            raise ApiError(str(error)) from None
+        require_graph()
+        if link.key not in write_links(request.user.id, [link]):
+            raise ApiError("One or both memories do not exist", status.HTTP_404_NOT_FOUND)
+        return Response(
+            {
+                "status": "success",
+                "message": f"Association created between {link.source} and {link.target}",
+                "relation_type": link.relation_type,
+                "strength": link.strength,
+                **link.properties,
+            },
+            status=status.HTTP_201_CREATED,
+        )
+
+    def post_batch(self, request, items):
+        strengths = s.batch_strengths(items)
+        links, failed = {}, []
+        for index, (item, strength) in enumerate(zip(items, strengths, strict=True)):
+            if not isinstance(item, dict):
+                failed.append({"index": index, "reason": s.NOT_AN_OBJECT})
+                continue
+            try:
+                links[index] = s.parse_link(item, strength, batch=True)
+            except s.AssociationInvalid as error:
+                failed.append({"index": index, "reason": str(error)})
+        require_graph()
+        landed = write_links(request.user.id, links.values()) if links else set()
+        succeeded = []
+        for index, link in links.items():
+            if link.key in landed:
+                succeeded.append(s.link_record(link, index))
+            else:
+                failed.append({"index": index, "reason": "One or both memories do not exist"})
+        failed.sort(key=lambda entry: entry["index"])
+        return Response(
+            {
+                "status": "partial_success" if failed else "success",
+                "created_count": len(succeeded),
+                "failed_count": len(failed),
+                "succeeded": succeeded,
+                "failed": failed,
+                "summary": f"{len(succeeded)}/{len(items)} associations created successfully",
+            },
+            status=status.HTTP_207_MULTI_STATUS if failed else status.HTTP_201_CREATED,
+        )
+
+    @extend_schema(
+        request=s.AssociateDocSerializer,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Remove the association(s) from memory1 to memory2 (one type, or every type).",
+    )
+    def delete(self, request):
+        body = json_object(request)
+        try:
+            source, target = s.parse_ids(body, batch=False)
+            relation_type = s.parse_type(body, choices=s.RELATION_PROPERTIES, default=None)
+        except s.AssociationInvalid as error:
+            raise ApiError(str(error)) from None
+        require_graph()
+        removed = services.remove_associations(request.user.id, source, target, relation_type)
+        if not removed:
+            raise ApiError("Association not found", status.HTTP_404_NOT_FOUND)
+        return Response(
+            {
+                "status": "success",
+                "message": f"Association removed between {source} and {target}",
+                "removed_count": removed,
+            }
+        )
+
+
+class AssociationDetailView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="Remove one association by its id.")
+    def delete(self, request, association_id):
+        require_graph()
+        if not services.remove_association(request.user.id, association_id):
+            raise ApiError("Association not found", status.HTTP_404_NOT_FOUND)
+        return Response({"status": "success", "association_id": association_id})
+
+
+def memory_id_param(value):
+    try:
+        return uuid.UUID(value.strip())
+    except (AttributeError, ValueError):
+        raise ApiError(s.INVALID_UUID) from None
+
+
+class NeighborsView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("depth", int, description="1-3 hops, both directions (default 1)"),
+            OpenApiParameter("types", str, description="comma-separated relation types"),
+            OpenApiParameter("min_strength", float, description="0-1 (default 0)"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Memories linked to one memory, hop by hop in both directions.",
+    )
+    def get(self, request, memory_id):
+        params = queries.TraversalParams.from_query(request.query_params, depth_name="depth")
+        result = queries.neighbors(request.user.id, memory_id_param(memory_id), params)
+        return Response({"status": "success", **result})
+
+
+class RelatedView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("relationship_types", str, description="comma-separated relation types"),
+            OpenApiParameter("max_depth", int, description="1-3 (default 1)"),
+            OpenApiParameter("limit", int, description="1-100 (default 5)"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="The memories most strongly related to one memory.",
+    )
+    def get(self, request, memory_id):
+        params = queries.TraversalParams.from_query(
+            request.query_params, depth_name="max_depth", types_name="relationship_types", with_limit=True
+        )
+        result = queries.related(request.user.id, memory_id_param(memory_id), params)
+        return Response({"status": "success", **result})
+
+
+class SnapshotView(APIView):
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("limit", int, description="1-5000 nodes (default 500)"),
+            OpenApiParameter("types", str, description="comma-separated relation types"),
+            OpenApiParameter("min_importance", float, description="0-1 (default 0)"),
+        ],
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Nodes and edges of your graph, for drawing.",
+    )
+    def get(self, request):
+        params = queries.SnapshotParams.from_query(request.query_params)
+        return Response({"status": "success", **queries.snapshot(request.user.id, params)})
+
+
+class StatsView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="Counts of your graph by relation type.")
+    def get(self, request):
+        return Response({"status": "success", **queries.stats(request.user.id)})
+
+
+class RelationsView(APIView):
+    @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="The relation types and their properties.")
+    def get(self, request):
+        return Response({"status": "success", **queries.relation_types()})
+
+
+class EnrichmentStatusView(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT}, summary="Pending and failed enrichment of your memories."
+    )
+    def get(self, request):
+        return Response({"status": "success", **enrichment.status_for(request.user)})
+
+
+class EnrichmentReprocessView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Re-run enrichment for the given memory ids (staff).",
+    )
+    def post(self, request):
+        body = json_object(request)
+        raw_ids = body.get("ids", body.get("memory_ids"))
+        if not isinstance(raw_ids, list) or not raw_ids or len(raw_ids) > s.MAX_BATCH:
+            raise ApiError(f"'ids' must be a list of 1 to {s.MAX_BATCH} memory ids")
+        ids = [memory_id_param(value) for value in raw_ids]
+        return Response({"status": "success", **enrichment.reprocess(ids)})

@@ -1,0 +1,255 @@
+"""Automatic enrichment of stored memories: PRECEDED_BY and SIMILAR_TO edges, entity tags.
+
+`schedule(ids)` runs inside the store transaction: it marks the memories pending and registers
+`enrich(ids)` to run once that transaction has committed, in the same process, for the whole
+batch at once. Enrichment never fails a store: an error rolls back only the enrichment, which
+is recorded as failed (see `GET /enrichment/status`) and can be re-run with
+`POST /enrichment/reprocess`.
+"""
+
+import json
+import logging
+import re
+from collections import defaultdict
+from datetime import timedelta
+
+from django.conf import settings
+from django.db import connection, transaction
+from django.db.models import Count, F
+from django.utils import timezone
+
+from graph.models import Enrichment, EnrichmentStatus, Origin
+from graph.services import Link, associate_memories
+from memories.models import Memory
+
+logger = logging.getLogger(__name__)
+PRECEDED_STRENGTH = 0.5
+ENTITY_PREFIX = "entity:"
+SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\n+")
+
+PREVIOUS_SQL = """
+SELECT n.id, n.owner_id, p.id
+FROM memories_memory n
+CROSS JOIN LATERAL (
+    SELECT p.id FROM memories_memory p
+    WHERE p.owner_id = n.owner_id AND p.id <> n.id AND p.archived_at IS NULL
+      AND COALESCE(p.tags[1], '') = COALESCE(n.tags[1], '')
+      AND p.created_at < n.created_at AND p.created_at >= n.created_at - %(window)s
+    ORDER BY p.created_at DESC
+    LIMIT 1
+) p
+WHERE n.id = ANY(%(ids)s::uuid[])
+"""
+
+NEAREST_SQL = """
+SELECT n.id, n.owner_id, s.id, s.score
+FROM memories_memory n
+CROSS JOIN LATERAL (
+    SELECT p.id, 1 - (p.embedding <=> n.embedding) AS score FROM memories_memory p
+    WHERE p.owner_id = n.owner_id AND p.id <> n.id AND p.archived_at IS NULL
+    ORDER BY p.embedding <=> n.embedding
+    LIMIT %(limit)s
+) s
+WHERE n.id = ANY(%(ids)s::uuid[]) AND s.score >= %(min_cosine)s
+  AND NOT EXISTS (
+    SELECT 1 FROM graph_association a
+    WHERE a.source_id = s.id AND a.target_id = n.id AND a.relation_type = 'SIMILAR_TO'
+  )
+"""
+
+ADD_TAGS_SQL = """
+UPDATE memories_memory m
+SET tags = ARRAY(
+    SELECT t FROM unnest(m.tags || v.tags) WITH ORDINALITY AS u(t, n) GROUP BY t ORDER BY min(n)
+)
+FROM jsonb_to_recordset(%s::jsonb) AS v(id uuid, tags varchar[])
+WHERE m.id = v.id AND NOT m.tags @> v.tags
+"""
+
+
+def schedule(memory_ids):
+    """Mark new memories pending and enrich them after the current transaction commits."""
+    if not settings.ENRICHMENT_ENABLED or not memory_ids:
+        return
+    ids = list(memory_ids)
+    Enrichment.objects.bulk_create(
+        [Enrichment(memory_id=memory_id) for memory_id in ids], ignore_conflicts=True
+    )
+    transaction.on_commit(lambda: enrich(ids))
+
+
+def _preceded_links(ids):
+    with connection.cursor() as cursor:
+        cursor.execute(
+            PREVIOUS_SQL, {"ids": ids, "window": timedelta(days=settings.ENRICHMENT_PRECEDED_MAX_DAYS)}
+        )
+        rows = cursor.fetchall()
+    return [
+        (owner, Link(new, previous, "PRECEDED_BY", PRECEDED_STRENGTH, {"count": 1}))
+        for new, owner, previous in rows
+    ]
+
+
+def _similar_links(ids):
+    """SIMILAR_TO from each new memory to its nearest live memories (HNSW), one edge per pair."""
+    if settings.ENRICHMENT_SIMILAR_LIMIT == 0:
+        return []
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        cursor.execute(
+            NEAREST_SQL,
+            {
+                "ids": ids,
+                "limit": settings.ENRICHMENT_SIMILAR_LIMIT,
+                "min_cosine": settings.ENRICHMENT_SIMILAR_MIN_COSINE,
+            },
+        )
+        rows = cursor.fetchall()
+    links, pairs = [], set()
+    for new, owner, other, score in sorted(rows, key=lambda row: -row[3]):
+        pair = frozenset((new, other))
+        if pair in pairs:
+            continue
+        pairs.add(pair)
+        score = round(min(1.0, max(0.0, score)), 6)
+        links.append((owner, Link(new, other, "SIMILAR_TO", score, {"score": score})))
+    return links
+
+
+def _slug(words):
+    text = "-".join(words).casefold()
+    return re.sub(r"[^\w]+", "-", text).strip("-_")
+
+
+def proper_names(content, known=()):
+    """Slugs of the proper names in `content`.
+
+    A proper name is a capitalized word, or a run of them, that does not start a sentence; any
+    word (or run) whose slug is in `known` counts too, wherever it stands.
+    """
+    names = set()
+    for sentence in SENTENCE_END.split(content):
+        words = [
+            word.strip('.,;:!?"()[]{}').removesuffix("'s").removesuffix("’s") for word in sentence.split()
+        ]
+        run = []
+        for position, word in enumerate([*words, ""]):
+            if position > 0 and len(word) > 1 and word[0].isupper():
+                run.append(word)
+                continue
+            if run:
+                names.add(_slug(run))
+                run = []
+            if word and _slug([word]) in known:
+                names.add(_slug([word]))
+        names |= {_slug([a, b]) for a, b in zip(words, words[1:], strict=False) if _slug([a, b]) in known}
+    return {name for name in names if name}
+
+
+def _known_entities(owner_id, candidates):
+    """Which of these `entity:` tags the owner already uses (GIN lookup on tags)."""
+    if not candidates:
+        return set()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT DISTINCT t FROM memories_memory m, unnest(m.tags) t "
+            "WHERE m.owner_id = %s AND m.tags && %s::varchar[] AND t = ANY(%s::text[])",
+            [owner_id, list(candidates), list(candidates)],
+        )
+        return {row[0].removeprefix(ENTITY_PREFIX) for row in cursor.fetchall()}
+
+
+def _entity_tags(ids):
+    """Add `entity:<slug>` tags for the proper names of these memories; returns how many added."""
+    rows = list(Memory.objects.filter(pk__in=ids).values_list("pk", "owner_id", "content", "tags"))
+    by_owner = defaultdict(set)
+    for _, owner, content, _ in rows:
+        words = [_slug([word]) for word in content.split()]
+        pairs = [f"{a}-{b}" for a, b in zip(words, words[1:], strict=False)]
+        by_owner[owner] |= {f"{ENTITY_PREFIX}{word}" for word in words + pairs if word}
+    known = {owner: _known_entities(owner, candidates) for owner, candidates in by_owner.items()}
+    updates = []
+    for pk, owner, content, tags in rows:
+        new = sorted(f"{ENTITY_PREFIX}{name}"[:100] for name in proper_names(content, known[owner]))
+        new = [tag for tag in new if tag not in tags]
+        if new:
+            updates.append({"id": str(pk), "tags": new})
+    if updates:
+        with connection.cursor() as cursor:
+            cursor.execute(ADD_TAGS_SQL, [json.dumps(updates)])
+    return sum(len(update["tags"]) for update in updates)
+
+
+def _write(links):
+    by_owner = defaultdict(list)
+    for owner, link in links:
+        by_owner[owner].append(link)
+    return sum(len(associate_memories(owner, items, Origin.ENRICHMENT)) for owner, items in by_owner.items())
+
+
+def enrich(memory_ids):
+    """Enrich these memories now, all in one transaction; record done or failed. Never raises."""
+    ids = [str(memory_id) for memory_id in memory_ids]
+    if not ids:
+        return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
+    try:
+        with transaction.atomic():
+            tags = _entity_tags(ids) if settings.ENRICHMENT_ENTITY_TAGS else 0
+            edges = _write(_preceded_links(ids) + _similar_links(ids))
+            Enrichment.objects.filter(memory_id__in=ids).update(
+                status=EnrichmentStatus.DONE, error="", attempts=F("attempts") + 1, updated_at=timezone.now()
+            )
+    except Exception as error:
+        logger.exception("enrichment failed for %d memories", len(ids))
+        _record_failure(ids, error)
+        return {"processed": len(ids), "edges": 0, "entity_tags": 0, "failed": len(ids)}
+    return {"processed": len(ids), "edges": edges, "entity_tags": tags, "failed": 0}
+
+
+def _record_failure(ids, error):
+    """Record the failure; if even that is impossible (database gone), the log has it."""
+    try:
+        Enrichment.objects.filter(memory_id__in=ids).update(
+            status=EnrichmentStatus.FAILED,
+            error=f"{type(error).__name__}: {error}"[:2000],
+            attempts=F("attempts") + 1,
+            updated_at=timezone.now(),
+        )
+    except Exception:
+        logger.exception("could not record the enrichment failure")
+
+
+def reprocess(memory_ids):
+    """Re-run enrichment for existing memories (any owner: staff only)."""
+    ids = [str(pk) for pk in Memory.objects.filter(pk__in=memory_ids).values_list("pk", flat=True)]
+    Enrichment.objects.bulk_create([Enrichment(memory_id=pk) for pk in ids], ignore_conflicts=True)
+    Enrichment.objects.filter(memory_id__in=ids).update(status=EnrichmentStatus.PENDING)
+    result = enrich(ids)
+    result["not_found"] = sorted({str(pk) for pk in memory_ids} - set(ids))
+    return result
+
+
+def status_for(user):
+    """Counts by status for the user's memories, with the pending and failed ones listed."""
+    mine = Enrichment.objects.filter(memory__owner=user)
+    counts = dict(mine.values_list("status").annotate(count=Count("pk")).order_by("status"))
+    failed = [
+        {"memory_id": str(row["memory_id"]), "error": row["error"], "attempts": row["attempts"]}
+        for row in mine.filter(status=EnrichmentStatus.FAILED)
+        .order_by("-updated_at")
+        .values("memory_id", "error", "attempts")[:100]
+    ]
+    pending = [
+        str(pk)
+        for pk in mine.filter(status=EnrichmentStatus.PENDING)
+        .order_by("updated_at")
+        .values_list("memory_id", flat=True)[:100]
+    ]
+    return {
+        "enabled": settings.ENRICHMENT_ENABLED,
+        "pending_count": counts.get(EnrichmentStatus.PENDING, 0),
+        "done_count": counts.get(EnrichmentStatus.DONE, 0),
+        "failed_count": counts.get(EnrichmentStatus.FAILED, 0),
+        "pending": pending,
+        "failed": failed,
+    }
