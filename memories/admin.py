@@ -1,0 +1,268 @@
+from django import forms
+from django.contrib import admin, messages
+from django.contrib.postgres.forms import SimpleArrayField
+from django.core.exceptions import ValidationError
+from django.db.models import Q
+from django.urls import reverse
+from django.utils.html import format_html
+
+from graph.models import Association
+from memories import services
+from memories.api import validators
+from memories.models import Memory
+from memsite.api.exceptions import ApiError
+from quality import metrics
+from quality.models import Trigger
+from quality.queries import HIGH, MEDIUM
+
+EDITABLE = ["content", "tags", "memory_type", "importance", "metadata"]
+
+
+class QualityTierFilter(admin.SimpleListFilter):
+    title = "quality tier"
+    parameter_name = "tier"
+
+    def lookups(self, request, model_admin):
+        return [("high", "High (≥ 0.7)"), ("medium", "Medium (0.5–0.7)"), ("low", "Low (< 0.5)")]
+
+    def queryset(self, request, queryset):
+        ranges = {
+            "high": Q(quality_score__gte=HIGH),
+            "medium": Q(quality_score__gte=MEDIUM, quality_score__lt=HIGH),
+            "low": Q(quality_score__lt=MEDIUM),
+        }
+        return queryset.filter(ranges[self.value()]) if self.value() in ranges else queryset
+
+
+class ArchivedFilter(admin.SimpleListFilter):
+    title = "archived"
+    parameter_name = "archived"
+
+    def lookups(self, request, model_admin):
+        return [("no", "Live"), ("yes", "Archived")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "no":
+            return queryset.filter(archived_at__isnull=True)
+        if self.value() == "yes":
+            return queryset.filter(archived_at__isnull=False)
+        return queryset
+
+
+class MemoryAdminForm(forms.ModelForm):
+    """Validates edits with the API's own rules, so the admin can store nothing the API would refuse."""
+
+    tags = SimpleArrayField(forms.CharField(max_length=100), required=False, help_text="comma-separated")
+
+    class Meta:
+        model = Memory
+        fields = [*EDITABLE, "protected"]
+
+    def _api_rule(self, parse, value):
+        try:
+            return parse(value)
+        except ApiError as error:
+            raise ValidationError(str(error.detail)) from None
+
+    def clean_content(self):
+        return self._api_rule(validators.parse_content, self.cleaned_data["content"])
+
+    def clean_tags(self):
+        return self._api_rule(validators.parse_tags, self.cleaned_data["tags"])
+
+    def clean_importance(self):
+        return self._api_rule(validators.parse_importance, self.cleaned_data["importance"])
+
+    def clean_metadata(self):
+        return self._api_rule(validators.parse_metadata, self.cleaned_data["metadata"])
+
+
+class AssociationInline(admin.TabularInline):
+    """The memory's outgoing edges. Edit them in the Association admin, which keeps the graph in step."""
+
+    model = Association
+    fk_name = "source"
+    fields = ["relation_type", "target", "strength", "origin", "updated_at"]
+    readonly_fields = fields
+    extra = 0
+    can_delete = False
+    show_change_link = True
+    verbose_name_plural = "outgoing associations"
+
+    def get_queryset(self, request):
+        return super().get_queryset(request).select_related("target")
+
+    def has_add_permission(self, request, obj=None):
+        return False
+
+
+@admin.register(Memory)
+class MemoryAdmin(admin.ModelAdmin):
+    form = MemoryAdminForm
+    list_display = [
+        "short_content",
+        "owner",
+        "memory_type",
+        "quality",
+        "quality_boost_applied",
+        "protected",
+        "live",
+        "created_at",
+    ]
+    list_filter = [QualityTierFilter, "memory_type", ArchivedFilter, "quality_boost_applied", "protected"]
+    search_fields = ["content"]
+    search_help_text = "Words in the content, or an exact tag."
+    list_select_related = ["owner"]
+    show_full_result_count = False
+    list_per_page = 50
+    ordering = ["-created_at"]
+    inlines = [AssociationInline]
+    actions = ["reevaluate_quality", "archive", "restore", "protect", "unprotect"]
+    readonly_fields = [
+        "id",
+        "owner",
+        "dashboard_link",
+        "source_type",
+        "source_id",
+        "is_explicit",
+        "confidence",
+        "corroborating_sources",
+        "created_at",
+        "updated_at",
+        "provenance_updated_at",
+        "last_accessed_at",
+        "access_count",
+        "quality_score",
+        "quality_overall",
+        "quality_accuracy",
+        "quality_completeness",
+        "quality_consistency",
+        "quality_timeliness",
+        "quality_relevance",
+        "quality_evaluated_at",
+        "quality_boost_applied",
+        "quality_boost_date",
+        "quality_boost_connection_count",
+        "original_quality_before_boost",
+        "quality_boost_factor",
+        "relevance_score",
+        "archived_at",
+        "archive_reason",
+    ]
+    fieldsets = [
+        (None, {"fields": ["id", "owner", "dashboard_link", *EDITABLE, "protected"]}),
+        (
+            "Provenance",
+            {"fields": ["source_type", "source_id", "is_explicit", "confidence", "corroborating_sources"]},
+        ),
+        (
+            "Quality",
+            {
+                "fields": [
+                    "quality_score",
+                    "quality_overall",
+                    "quality_accuracy",
+                    "quality_completeness",
+                    "quality_consistency",
+                    "quality_timeliness",
+                    "quality_relevance",
+                    "quality_evaluated_at",
+                ]
+            },
+        ),
+        (
+            "Association boost",
+            {
+                "fields": [
+                    "quality_boost_applied",
+                    "quality_boost_date",
+                    "quality_boost_connection_count",
+                    "original_quality_before_boost",
+                    "quality_boost_factor",
+                ]
+            },
+        ),
+        (
+            "Lifecycle",
+            {
+                "fields": [
+                    "created_at",
+                    "updated_at",
+                    "provenance_updated_at",
+                    "last_accessed_at",
+                    "access_count",
+                    "relevance_score",
+                    "archived_at",
+                    "archive_reason",
+                ]
+            },
+        ),
+    ]
+
+    @admin.display(description="content")
+    def short_content(self, memory):
+        return memory.content[:90] + ("…" if len(memory.content) > 90 else "")
+
+    @admin.display(description="quality", ordering="quality_score")
+    def quality(self, memory):
+        return f"{memory.quality_score:.2f}"
+
+    @admin.display(description="live", boolean=True, ordering="archived_at")
+    def live(self, memory):
+        return memory.archived_at is None
+
+    @admin.display(description="dashboard")
+    def dashboard_link(self, memory):
+        return format_html(
+            '<a href="{}">Open in the dashboard</a>', reverse("dashboard:memory", args=[memory.pk])
+        )
+
+    def get_search_results(self, request, queryset, search_term):
+        found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
+        term = search_term.strip().lower()
+        if term:
+            found |= queryset.filter(tags__contains=[term])
+        return found, may_have_duplicates
+
+    def has_add_permission(self, request):
+        """Memories are stored through the API, which embeds and evaluates them."""
+        return False
+
+    def save_model(self, request, obj, form, change):
+        changes = {name: form.cleaned_data[name] for name in form.changed_data if name in EDITABLE}
+        if changes:
+            services.update_memory(Memory.objects.get(pk=obj.pk), changes)
+        if "protected" in form.changed_data:
+            Memory.objects.filter(pk=obj.pk).update(protected=form.cleaned_data["protected"])
+
+    def delete_model(self, request, obj):
+        services.delete_memory(obj)
+
+    def delete_queryset(self, request, queryset):
+        for memory in queryset:
+            services.delete_memory(memory)
+
+    @admin.action(description="Re-evaluate quality of the selected memories")
+    def reevaluate_quality(self, request, queryset):
+        count = metrics.evaluate_memories(list(queryset.values_list("pk", flat=True)), Trigger.EVALUATE)
+        self.message_user(request, f"Re-evaluated {count} memories.", messages.SUCCESS)
+
+    @admin.action(description="Archive the selected memories")
+    def archive(self, request, queryset):
+        archived = sum(services.archive_memory(memory, reason="admin")[1] for memory in queryset)
+        self.message_user(request, f"Archived {archived} memories.", messages.SUCCESS)
+
+    @admin.action(description="Restore the selected archived memories")
+    def restore(self, request, queryset):
+        restored = sum(services.restore_memory(memory)[1] for memory in queryset)
+        self.message_user(request, f"Restored {restored} memories.", messages.SUCCESS)
+
+    @admin.action(description="Protect from archival")
+    def protect(self, request, queryset):
+        count = queryset.update(protected=True)
+        self.message_user(request, f"Protected {count} memories.", messages.SUCCESS)
+
+    @admin.action(description="Remove protection")
+    def unprotect(self, request, queryset):
+        count = queryset.update(protected=False)
+        self.message_user(request, f"Removed protection from {count} memories.", messages.SUCCESS)
