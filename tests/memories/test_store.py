@@ -7,7 +7,9 @@ pytestmark = pytest.mark.django_db
 
 
 def test_store_answers_201_with_id_type_and_quality(alice_client, alice):
-    response = store(alice_client, "  Prefers dark roast coffee in the morning  ", tags=["Coffee", " drinks "])
+    response = store(
+        alice_client, "  Prefers dark roast coffee in the morning  ", tags=["Coffee", " drinks "]
+    )
     assert response.status_code == 201
     body = response.json()
     assert body["status"] == "success"

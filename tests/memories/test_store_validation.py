@@ -41,7 +41,10 @@ def error(response):
         ({"content": "ok", "timestamp": 1700000000}, "Invalid ISO timestamp"),
         ({"content": "ok", "is_explicit": "yes"}, "'is_explicit' must be a boolean"),
         ({"content": "ok", "source_id": ["a"]}, "'source_id' must be a string of at most 200 characters"),
-        ({"content": "ok", "source_type": "x" * 41}, "'source_type' must be a string of at most 40 characters"),
+        (
+            {"content": "ok", "source_type": "x" * 41},
+            "'source_type' must be a string of at most 40 characters",
+        ),
     ],
 )
 def test_store_rejects_bad_fields_with_automems_message(alice_client, body, message):
@@ -68,7 +71,9 @@ def test_store_with_form_data_is_415(alice_client):
     assert error(response)[0] == 415
 
 
-@pytest.mark.parametrize("raw", ['{"content": "ok", "importance": NaN}', '{"content": "ok", "importance": Infinity}'])
+@pytest.mark.parametrize(
+    "raw", ['{"content": "ok", "importance": NaN}', '{"content": "ok", "importance": Infinity}']
+)
 def test_nan_and_infinity_literals_are_a_400(alice_client, raw):
     response = alice_client.post("/memory", raw, content_type="application/json")
     assert error(response)[0] == 400
@@ -99,7 +104,9 @@ def test_pathologically_nested_json_is_a_4xx(alice_client):
 
 
 def test_huge_body_is_a_413(alice_client, settings):
-    response = alice_client.post("/memory", {"content": "x" * (settings.MAX_REQUEST_BYTES + 1)}, format="json")
+    response = alice_client.post(
+        "/memory", {"content": "x" * (settings.MAX_REQUEST_BYTES + 1)}, format="json"
+    )
     assert error(response)[0] == 413
 
 

@@ -1,0 +1,79 @@
+import pytest
+
+from graph import age
+from memories.models import Memory
+from quality.models import QualityAssessment
+
+pytestmark = pytest.mark.django_db
+
+
+def batch(client, memories):
+    return client.post("/memory/batch", {"memories": memories}, format="json")
+
+
+def test_batch_of_500_is_stored_in_one_go(alice_client, alice):
+    response = batch(alice_client, [{"content": f"note {i}"} for i in range(500)])
+    assert response.status_code == 201
+    body = response.json()
+    assert body["status"] == "success"
+    assert body["stored_count"] == 500
+    assert body["failed_count"] == 0
+    assert [item["index"] for item in body["succeeded"]] == list(range(500))
+    assert Memory.objects.filter(owner=alice).count() == 500
+    assert not Memory.objects.filter(quality_evaluated_at__isnull=True).exists()
+    assert QualityAssessment.objects.filter(trigger="store").count() == 500
+    assert age.cypher("MATCH (m:Memory) RETURN count(m)")[0][0] == 500
+
+
+def test_batch_of_501_is_rejected_before_anything_is_stored(alice_client):
+    response = batch(alice_client, [{"content": f"n{i}"} for i in range(501)])
+    assert response.status_code == 400
+    assert response.json()["message"] == "Batch size exceeds maximum of 500 memories (501 provided)"
+    assert not Memory.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, "'memories' must be a list of memory objects"),
+        ({"memories": "x"}, "'memories' must be a list of memory objects"),
+        ({"memories": []}, "'memories' must contain at least one memory"),
+    ],
+)
+def test_batch_shape_errors(alice_client, body, message):
+    response = alice_client.post("/memory/batch", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["message"] == message
+
+
+def test_invalid_items_are_listed_and_valid_ones_stored(alice_client):
+    response = batch(
+        alice_client,
+        [{"content": "good one"}, {"content": ""}, "not an object", {"content": "bad", "importance": 3}],
+    )
+    assert response.status_code == 207
+    body = response.json()
+    assert body["status"] == "partial_success"
+    assert body["stored_count"] == 1
+    assert body["failed"] == [
+        {"index": 1, "reason": "'content' is required"},
+        {"index": 2, "reason": "Memory must be an object"},
+        {"index": 3, "reason": "'importance' must be between 0 and 1"},
+    ]
+    assert list(Memory.objects.values_list("content", flat=True)) == ["good one"]
+
+
+def test_repeated_content_in_a_batch_is_stored_once(alice_client):
+    response = batch(alice_client, [{"content": "same"}, {"content": "SAME "}, {"content": "other"}])
+    body = response.json()
+    assert body["stored_count"] == 2
+    assert body["duplicate_count"] == 1
+    first, second, _ = body["succeeded"]
+    assert second == {"index": 1, "memory_id": first["memory_id"], "duplicate": True}
+    assert Memory.objects.count() == 2
+
+
+def test_batch_items_keep_their_own_fields(alice_client):
+    batch(alice_client, [{"content": "a decision", "type": "decision", "tags": "arch", "importance": 0.9}])
+    memory = Memory.objects.get()
+    assert (memory.memory_type, memory.tags, memory.importance) == ("Decision", ["arch"], 0.9)
