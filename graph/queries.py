@@ -338,7 +338,8 @@ SCORE_EXPANDED = """
 SELECT {columns},
        {vector} AS vector,
        {keyword} AS keyword,
-       GREATEST(0, 1 - EXTRACT(EPOCH FROM (now() - m.created_at)) / 86400.0 / %(recency_days)s) AS recency
+       GREATEST(0, 1 - EXTRACT(EPOCH FROM (now() - m.created_at)) / 86400.0 / %(recency_days)s)::float8
+           AS recency
 FROM memories_memory m
 WHERE m.id = ANY(%(ids)s::uuid[]) AND m.owner_id = %(owner)s {archived}
 """

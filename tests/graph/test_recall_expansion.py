@@ -1,0 +1,116 @@
+from graph.models import Association
+from tests.graph.conftest import remember
+
+
+def associate(client, first, second, strength=0.9, kind="RELATES_TO"):
+    body = {"memory1_id": str(first.pk), "memory2_id": str(second.pk), "type": kind, "strength": strength}
+    assert client.post("/associate", body, format="json").status_code == 201
+
+
+def distractors(user):
+    for text in [
+        "The quarterly budget review happens every March.",
+        "Sarah enjoys hiking in the mountains on weekends.",
+        "The office coffee machine was replaced last week.",
+        "Our sprint retrospective moved to Thursday afternoons.",
+        "The database migration finished without errors.",
+        "Sarah's favourite book is a long science fiction novel.",
+    ]:
+        remember(user, text, tags=["misc"])
+
+
+def ids(response):
+    return [result["id"] for result in response.json()["results"]]
+
+
+def test_the_multi_hop_example_finds_sarahs_sisters_job(alice, alice_client):
+    distractors(alice)
+    sister = remember(alice, "Sarah's sister is Rachel", tags=["family", "sarah", "rachel"])
+    job = remember(alice, "Rachel is a software engineer at Tech Corp", tags=["career", "rachel"])
+    associate(alice_client, sister, job, strength=0.95)
+
+    response = alice_client.get(
+        "/recall", {"query": "What is Sarah's sister's job?", "expand_entities": "true"}
+    )
+
+    assert response.status_code == 200
+    results = {result["id"]: result for result in response.json()["results"]}
+    assert str(job.pk) in results
+    assert results[str(sister.pk)]["relations"] == [
+        {"type": "RELATES_TO", "strength": 0.95, "direction": "outgoing", "memory_id": str(job.pk)}
+    ]
+    assert {
+        "type": "RELATES_TO",
+        "strength": 0.95,
+        "direction": "incoming",
+        "memory_id": str(sister.pk),
+    } in results[str(job.pk)]["relations"]
+    assert results[str(job.pk)]["score_components"]["relation"] > 0
+    assert response.json()["expansion"]["expand_entities"] is True
+
+
+def chain(user, client):
+    """a -> b -> c, where only a matches the query."""
+    a = remember(user, "Kubernetes cluster upgrade plan for the payments platform", tags=["infra"])
+    b = remember(user, "Weekly status meeting notes", tags=["notes"])
+    c = remember(user, "Lunch order for the team offsite", tags=["food"])
+    associate(client, a, b, 0.9)
+    associate(client, b, c, 0.8)
+    return a, b, c
+
+
+def recall(client, **params):
+    return client.get("/recall", {"query": "Kubernetes cluster upgrade", "limit": 1, **params})
+
+
+def test_two_hops_reach_a_memory_one_hop_does_not(alice, alice_client):
+    a, b, c = chain(alice, alice_client)
+    one = recall(alice_client, expand_relations="true", max_hops=1)
+    two = recall(alice_client, expand_relations="true", max_hops=2)
+    assert ids(one)[0] == str(a.pk)
+    assert str(b.pk) in ids(one)
+    assert str(c.pk) not in ids(one)
+    assert str(c.pk) in ids(two)
+
+
+def test_expansion_follows_edges_in_both_directions(alice, alice_client):
+    a, b, _ = chain(alice, alice_client)
+    response = alice_client.get(
+        "/recall", {"query": "Weekly status meeting notes", "limit": 1, "expand_relations": "true"}
+    )
+    assert ids(response)[0] == str(b.pk)
+    assert str(a.pk) in ids(response)
+
+
+def test_expansion_respects_min_strength_and_importance(alice, alice_client):
+    a, b, _ = chain(alice, alice_client)
+    weak = recall(alice_client, expand_relations="true", expand_min_strength=0.95)
+    assert ids(weak) == [str(a.pk)]
+    low = recall(alice_client, expand_relations="true", expand_min_importance=0.9)
+    assert ids(low) == [str(a.pk)]
+
+
+def test_expanded_results_are_ranked_by_their_own_score(alice, alice_client):
+    a, b, c = chain(alice, alice_client)
+    response = recall(alice_client, expand_relations="true", max_hops=2)
+    scores = [result["final_score"] for result in response.json()["results"]]
+    assert scores == sorted(scores, reverse=True)
+    expanded = [r for r in response.json()["results"] if r["id"] != str(a.pk)]
+    assert {r["match_type"] for r in expanded} == {"relation"}
+
+
+def test_without_expansion_no_relations_are_followed(alice, alice_client):
+    a, _, _ = chain(alice, alice_client)
+    response = recall(alice_client)
+    assert ids(response) == [str(a.pk)]
+    assert response.json()["results"][0]["relations"] == []
+
+
+def test_expansion_never_reaches_another_users_memories(alice, bob, alice_client, bob_client):
+    a, _, _ = chain(alice, alice_client)
+    bobs = remember(bob, "Kubernetes cluster upgrade notes of Bob", tags=["infra"])
+    other = remember(bob, "Bob's private diary entry")
+    associate(bob_client, bobs, other, 0.99)
+    response = recall(alice_client, expand_relations="true", max_hops=3, limit=10)
+    assert not set(ids(response)) & {str(bobs.pk), str(other.pk)}
+    assert Association.objects.filter(source__owner=alice).count() == 2
