@@ -23,6 +23,7 @@ from django.conf import settings
 from django.db import connection, transaction
 from django.utils import timezone
 
+from graph import queries as graph_queries
 from memories import embeddings
 from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
 
@@ -272,28 +273,17 @@ def _seed_results(user, options, vector):
     return results
 
 
-def expand_results(user, seeds, options):
+def expand_results(user, seeds, options, vector=None):
     """The graph step: extra results reached from `seeds` over associations.
 
     Answers (expanded, expansion) where `expanded` is a list of RecallResult for memories not
     among the seeds — each with its `relation` component (Σ strength × related importance,
     capped at 1) filled in, its final score computed with the same weights, match_type
     "relation" or "entity", and `relations` describing the edges followed — and `expansion`
-    is the summary object of the response. Seeds' own `relations` may be filled in here too.
-    Without graph support every option is reported and nothing is added.
+    is the summary object of the response. Seeds' own `relations` and relation component are
+    filled in too. The traversal and scoring live in `graph.queries.expand_recall`.
     """
-    expansion = {
-        "enabled": options.expand_relations,
-        "expand_entities": options.expand_entities,
-        "seed_count": len(seeds),
-        "expanded_count": 0,
-        "relation_limit": options.relation_limit,
-        "expansion_limit": options.expansion_limit,
-        "max_hops": options.max_hops,
-        "min_strength": options.expand_min_strength,
-        "min_importance": options.expand_min_importance,
-    }
-    return [], expansion
+    return graph_queries.expand_recall(user, seeds, options, vector)
 
 
 def final_score(components):
@@ -341,7 +331,7 @@ def recall(user, options):
     vector = embeddings.vector_literal(embeddings.embed(options.query)) if options.query else None
     with transaction.atomic():
         seeds = _seed_results(user, options, vector)
-        expanded, expansion = expand_results(user, seeds, options)
+        expanded, expansion = expand_results(user, seeds, options, vector)
         results = _order(seeds + expanded, options)
         _touch(results)
     return {
