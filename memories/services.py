@@ -11,7 +11,7 @@ import unicodedata
 from django.db import connection, transaction
 from django.utils import timezone
 
-from graph import age
+from graph import age, enrichment
 from memories import embeddings
 from memories.models import Memory
 from quality import metrics
@@ -78,6 +78,7 @@ def _stored(memories):
     age.add_memory_vertices(memories)
     metrics.evaluate_memories([memory.pk for memory in memories], "store")
     _refresh_quality(memories)
+    enrichment.schedule([memory.pk for memory in memories])
 
 
 def store_memories(owner, items):
