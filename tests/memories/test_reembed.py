@@ -1,0 +1,75 @@
+import numpy as np
+import pytest
+from django.core.management import call_command
+
+from memories import embeddings
+from memories.models import Memory
+from tests.memories.conftest import stored_id
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def scrambled(alice_client):
+    memory_id = stored_id(alice_client, "The boiler was serviced in March")
+    Memory.objects.filter(pk=memory_id).update(embedding=[1.0] + [0.0] * 383)
+    return memory_id
+
+
+def expected(memory_id):
+    return embeddings.embed(Memory.objects.get(pk=memory_id).content)
+
+
+def test_reembed_command_recomputes_vectors_and_prints_a_summary(scrambled, capsys):
+    call_command("reembed", verbosity=0)
+    assert np.allclose(Memory.objects.get(pk=scrambled).embedding, expected(scrambled), atol=1e-5)
+    assert capsys.readouterr().out.startswith("Re-embedded 1 memories with all-MiniLM-L6-v2")
+
+
+def test_reembed_endpoint_for_staff_recomputes_given_ids(staff_client, scrambled):
+    response = staff_client.post("/admin/reembed", {"ids": [scrambled]}, format="json")
+    assert response.status_code == 200
+    assert response.json()["reembedded"] == 1
+    assert np.allclose(Memory.objects.get(pk=scrambled).embedding, expected(scrambled), atol=1e-5)
+
+
+def test_reembed_endpoint_can_do_all(staff_client, scrambled):
+    assert staff_client.post("/admin/reembed", {"all": True}, format="json").json()["reembedded"] == 1
+
+
+def test_reembed_endpoint_is_403_for_non_staff(alice_client, scrambled):
+    response = alice_client.post("/admin/reembed", {"all": True}, format="json")
+    assert response.status_code == 403
+    assert response.json()["status"] == "error"
+    assert Memory.objects.get(pk=scrambled).embedding[0] == 1.0
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        ({}, "Provide 'ids' (a list of memory UUIDs) or 'all': true"),
+        ({"ids": ["nope"]}, "memory_id must be a valid UUID"),
+        ({"ids": []}, "'ids' must be a list of 1 to 10000 memory UUIDs"),
+        ({"all": True, "batch_size": 0}, "'batch_size' must be an integer between 1 and 1024"),
+    ],
+)
+def test_reembed_endpoint_validation(staff_client, body, message):
+    response = staff_client.post("/admin/reembed", body, format="json")
+    assert response.status_code == 400
+    assert response.json()["message"] == message
+
+
+def test_embeddings_are_normalized_384_floats():
+    vector = np.array(embeddings.embed("hello"))
+    assert vector.shape == (384,)
+    assert np.linalg.norm(vector) == pytest.approx(1.0, abs=1e-5)
+
+
+def test_provider_is_built_once_per_process():
+    assert embeddings.get_provider() is embeddings.get_provider()
+
+
+def test_batch_encoding_matches_single_encoding():
+    single = embeddings.embed("the cat sat on the mat")
+    batched = embeddings.embed_many(["something else", "the cat sat on the mat"])[1]
+    assert np.allclose(single, batched, atol=1e-5)
