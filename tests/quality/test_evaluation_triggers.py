@@ -7,7 +7,8 @@ pytestmark = pytest.mark.django_db
 
 
 def triggers(memory_id):
-    return list(QualityAssessment.objects.filter(memory_id=memory_id).order_by("id").values_list("trigger", flat=True))
+    rows = QualityAssessment.objects.filter(memory_id=memory_id).order_by("id")
+    return list(rows.values_list("trigger", flat=True))
 
 
 def test_storing_a_memory_evaluates_it_and_shows_its_quality(alice_client):
