@@ -1,0 +1,123 @@
+from datetime import timedelta
+
+import pytest
+from django.utils import timezone
+
+from graph import enrichment
+from graph.models import Association, Enrichment
+from memories.models import Memory
+
+DEPLOY = "The deploy pipeline failed because the Docker image was too large."
+DEPLOY_AGAIN = "Our deploy pipeline failed since the Docker image was far too large."
+
+
+@pytest.fixture
+def store(alice_client, django_capture_on_commit_callbacks):
+    """POST /memory and run what the store scheduled after its commit."""
+
+    def post(content, tags=(), **extra):
+        with django_capture_on_commit_callbacks(execute=True):
+            response = alice_client.post(
+                "/memory", {"content": content, "tags": list(tags), **extra}, format="json"
+            )
+        assert response.status_code == 201, response.content
+        return Memory.objects.get(pk=response.json()["memory_id"])
+
+    return post
+
+
+def edges(kind):
+    return {(str(a.source_id), str(a.target_id)): a for a in Association.objects.filter(relation_type=kind)}
+
+
+def test_a_new_memory_is_preceded_by_the_previous_one_in_its_scope(store, graph_agrees):
+    first = store("Sprint planning for the billing team", tags=["work"])
+    store("Groceries: apples and bread", tags=["home"])
+    second = store("Sprint review for the billing team", tags=["work", "review"])
+    preceded = edges("PRECEDED_BY")
+    assert (str(second.pk), str(first.pk)) in preceded
+    edge = preceded[(str(second.pk), str(first.pk))]
+    assert edge.origin == "enrichment"
+    assert edge.properties == {"count": 1}
+    assert all(source != str(second.pk) or target == str(first.pk) for source, target in preceded)
+    graph_agrees()
+
+
+def test_no_preceded_by_edge_to_a_memory_older_than_seven_days(store):
+    old = (timezone.now() - timedelta(days=8)).isoformat()
+    store("Quarterly goals were drafted", tags=["goals"], timestamp=old)
+    newer = store("Quarterly goals were approved", tags=["goals"])
+    assert not any(source == str(newer.pk) for source, _ in edges("PRECEDED_BY"))
+
+
+def test_near_duplicates_get_one_similar_to_edge_with_their_cosine(store, graph_agrees):
+    first = store(DEPLOY, tags=["ci"])
+    second = store(DEPLOY_AGAIN, tags=["ops"])
+    similar = edges("SIMILAR_TO")
+    assert list(similar) == [(str(second.pk), str(first.pk))]
+    edge = similar[(str(second.pk), str(first.pk))]
+    assert edge.strength >= 0.8
+    assert edge.properties == {"score": edge.strength}
+    assert edge.origin == "enrichment"
+    graph_agrees()
+
+
+def test_proper_names_become_entity_tags(store):
+    sister = store("Sarah's sister is Rachel", tags=["family"])
+    job = store("Rachel is a software engineer at Tech Corp", tags=["career"])
+    assert "entity:rachel" in sister.tags
+    assert "entity:sarah" not in sister.tags
+    assert {"entity:tech-corp", "entity:rachel"} <= set(job.tags)
+    assert job.tags[0] == "career"
+
+
+def test_proper_names_ignore_sentence_starts_but_know_existing_entities():
+    assert enrichment.proper_names("Yesterday we met Anna Lee in Paris. Then lunch.") == {"anna-lee", "paris"}
+    assert enrichment.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
+
+
+def test_a_batch_store_is_enriched_in_bulk(alice_client, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True) as callbacks:
+        response = alice_client.post(
+            "/memory/batch",
+            {"memories": [{"content": DEPLOY, "tags": ["ci"]}, {"content": DEPLOY_AGAIN, "tags": ["ci"]}]},
+            format="json",
+        )
+    assert response.status_code in (200, 201), response.content
+    assert len(callbacks) == 1
+    assert len(edges("SIMILAR_TO")) == 1
+    assert set(Enrichment.objects.values_list("status", flat=True)) == {"done"}
+
+
+def test_a_failing_enrichment_never_loses_the_stored_memory(
+    store, alice_client, staff_client, monkeypatch, graph_agrees
+):
+    def broken(ids):
+        raise RuntimeError("similarity search exploded")
+
+    monkeypatch.setattr(enrichment, "_similar_links", broken)
+    first = store(DEPLOY, tags=["ci"])
+    assert Memory.objects.filter(pk=first.pk).exists()
+    status = alice_client.get("/enrichment/status").json()
+    assert status["failed_count"] == 1
+    assert status["failed"][0]["memory_id"] == str(first.pk)
+    assert "similarity search exploded" in status["failed"][0]["error"]
+    assert not Association.objects.exists()
+    graph_agrees()
+
+    monkeypatch.undo()
+    assert (
+        alice_client.post("/enrichment/reprocess", {"ids": [str(first.pk)]}, format="json").status_code == 403
+    )
+    response = staff_client.post("/enrichment/reprocess", {"ids": [str(first.pk)]}, format="json")
+    assert response.status_code == 200
+    assert response.json()["failed"] == 0
+    assert alice_client.get("/enrichment/status").json()["done_count"] == 1
+
+
+def test_enrichment_can_be_switched_off(store, settings):
+    settings.ENRICHMENT_ENABLED = False
+    store(DEPLOY, tags=["ci"])
+    store(DEPLOY_AGAIN, tags=["ci"])
+    assert not Association.objects.exists()
+    assert not Enrichment.objects.exists()
