@@ -1,0 +1,157 @@
+"""Consolidation runs: five set-based phases, one run at a time, each recorded in ConsolidationRun.
+
+A real run commits each phase on its own (interrupting it leaves whole phases done), a dry run
+does exactly the same work inside one transaction and rolls it back, so its counts are what a real
+run would change. Either way the run record is written as the run goes, on a connection of its
+own, so a dashboard can poll the current phase while a dry run's transaction is still open.
+"""
+
+import json
+import logging
+import time
+from contextlib import contextmanager
+
+from django.conf import settings
+from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
+from django.utils import timezone
+
+from quality import metrics
+from quality.consolidation.boost import boost_phase
+from quality.consolidation.lifecycle import cleanup_phase, relevance_phase, retention_phase
+from quality.models import ConsolidationRun, Trigger
+
+logger = logging.getLogger("quality.consolidation")
+
+# pg_try_advisory_lock key shared by every process: "memsite" + 1 as a signed 64-bit integer.
+LOCK_KEY = int.from_bytes(b"memsite\x01", "big", signed=True)
+BUSY_MESSAGE = "A consolidation run is already in progress"
+
+
+class ConsolidationBusy(Exception):
+    """Another consolidation run holds the lock."""
+
+
+def evaluate_phase(run):
+    """Phase 1: re-evaluate every live memory (timeliness and consistency move with time)."""
+    with transaction.atomic():
+        evaluated = metrics.evaluate_memories(None, Trigger.CONSOLIDATION)
+    return {"evaluated": evaluated}
+
+
+PHASES = [
+    ("evaluate", "Re-evaluate quality", evaluate_phase),
+    ("boost", "Association quality boost", lambda run: boost_phase(run.pk, run.dry_run)),
+    ("relevance", "Relevance", lambda run: relevance_phase(run.pk)),
+    ("retention", "Quality-based retention", lambda run: retention_phase(run.pk)),
+    ("cleanup", "Auto-cleanup and snapshot", lambda run: cleanup_phase(run.pk)),
+]
+PHASE_LABELS = {name: label for name, label, _ in PHASES}
+
+
+def current_parameters():
+    """The settings a run works with, kept on its record."""
+    return {
+        "boost_enabled": settings.BOOST_ENABLED,
+        "min_connections_for_boost": settings.BOOST_MIN_CONNECTIONS,
+        "quality_boost_factor": settings.BOOST_FACTOR,
+        "min_connected_quality": settings.BOOST_MIN_CONNECTED_QUALITY,
+        "boost_decay_enabled": settings.BOOST_DECAY_ENABLED,
+        "bidirectional_boost_enabled": settings.BOOST_BIDIRECTIONAL_ENABLED,
+        "count_enrichment_edges": settings.BOOST_COUNT_ENRICHMENT_EDGES,
+        "retention_high_days": settings.RETENTION_HIGH_DAYS,
+        "retention_medium_days": settings.RETENTION_MEDIUM_DAYS,
+        "retention_low_min_days": settings.RETENTION_LOW_MIN_DAYS,
+        "retention_low_max_days": settings.RETENTION_LOW_MAX_DAYS,
+        "auto_cleanup": settings.QUALITY_AUTO_CLEANUP,
+        "cleanup_grace_days": settings.QUALITY_CLEANUP_GRACE_DAYS,
+        "min_quality_threshold": settings.QUALITY_MIN_THRESHOLD,
+    }
+
+
+@contextmanager
+def exclusive_run():
+    """Hold the consolidation advisory lock for the block; ConsolidationBusy when another run has it."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_try_advisory_lock(%s)", [LOCK_KEY])
+        (acquired,) = cursor.fetchone()
+    if not acquired:
+        raise ConsolidationBusy(BUSY_MESSAGE)
+    try:
+        yield
+    finally:
+        try:
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_unlock(%s)", [LOCK_KEY])
+        except DatabaseError:
+            logger.warning("could not release the consolidation lock; it ends with the connection")
+
+
+class _RunProgress:
+    """Writes a run's phase and counts on a second connection, committed at once."""
+
+    def __init__(self, run):
+        self.run = run
+        self.connection = None
+
+    def save(self):
+        if self.connection is None:
+            self.connection = connections.create_connection(DEFAULT_DB_ALIAS)
+        with self.connection.cursor() as cursor:
+            cursor.execute(
+                f"UPDATE {ConsolidationRun._meta.db_table} SET phase = %s, phases = %s::jsonb WHERE id = %s",
+                [self.run.phase, json.dumps(self.run.phases), self.run.pk],
+            )
+
+    def close(self):
+        if self.connection is not None:
+            self.connection.close()
+
+
+def _run_phases(run, progress, on_phase):
+    for index, (name, label, phase) in enumerate(PHASES):
+        run.phase = name
+        progress.save()
+        if on_phase is not None:
+            on_phase(run, index, name, label)
+        started = time.perf_counter()
+        counts = phase(run)
+        run.phases[name] = {**counts, "duration_ms": round((time.perf_counter() - started) * 1000)}
+        logger.info("consolidation run %s: %s %s", run.pk, name, json.dumps(run.phases[name]))
+    run.phase = "done"
+    progress.save()
+
+
+def run_consolidation(dry_run=True, started_by=None, on_phase=None):
+    """Run the five phases over every live memory and return the finished ConsolidationRun.
+
+    `dry_run` computes and records what would change and changes nothing. Raises
+    ConsolidationBusy when another run is in progress. `on_phase(run, index, name, label)` is
+    called as each phase starts (progress display).
+    """
+    with exclusive_run():
+        run = ConsolidationRun.objects.create(
+            dry_run=dry_run, started_by=started_by, parameters=current_parameters(), phase=PHASES[0][0]
+        )
+        progress = _RunProgress(run)
+        try:
+            if dry_run:
+                with transaction.atomic():
+                    _run_phases(run, progress, on_phase)
+                    transaction.set_rollback(True)
+            else:
+                _run_phases(run, progress, on_phase)
+        except Exception as error:
+            run.status = ConsolidationRun.Status.FAILED
+            run.error = f"{type(error).__name__}: {error}"[:2000]
+            run.finished_at = timezone.now()
+            try:
+                run.save(update_fields=["status", "error", "finished_at", "phase", "phases"])
+            except DatabaseError:
+                logger.exception("could not record the failure of consolidation run %s", run.pk)
+            raise
+        finally:
+            progress.close()
+        run.status = ConsolidationRun.Status.SUCCEEDED
+        run.finished_at = timezone.now()
+        run.save(update_fields=["status", "finished_at", "phase", "phases"])
+    return run

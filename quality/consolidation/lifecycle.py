@@ -1,0 +1,234 @@
+"""Relevance, quality-based retention, auto-cleanup and snapshots (SPEC section 8, phases 3 to 5).
+
+Each phase is one transaction of set-based statements over every live memory. Archival is soft
+(`archived_at`, `archive_reason`); nothing here deletes a row. Protected memories (the flag, or a
+tag critical / important / reference / permanent) are never archived and keep relevance ≥ 0.5.
+"""
+
+import json
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from quality.consolidation.connections import CONNECTIONS_SQL, connection_params
+
+PROTECTED_TAGS = ["critical", "important", "reference", "permanent"]
+PROTECTED_MIN_RELEVANCE = 0.5
+# Days a memory stays relevant, by type; the tags critical / reference / temporary override.
+RETENTION_BY_TYPE = {
+    "Decision": 365,
+    "Insight": 180,
+    "Preference": 180,
+    "Style": 180,
+    "Pattern": 90,
+    "Habit": 90,
+    "Context": 30,
+    "Memory": 30,
+}
+RETENTION_BY_TAG = [("critical", 365), ("reference", 180), ("temporary", 7)]
+DEFAULT_RETENTION_DAYS = 30
+HIGH_QUALITY = 0.7
+MEDIUM_QUALITY = 0.5
+
+PROTECTED = "(m.protected OR m.tags && %(protected_tags)s::varchar[])"
+
+RELEVANCE_SQL = f"""
+WITH connections AS ({CONNECTIONS_SQL}),
+factors AS (
+    SELECT m.id,
+           2 * m.importance AS base_importance,
+           GREATEST(0, EXTRACT(EPOCH FROM now() - GREATEST(m.created_at, m.updated_at)) / 86400.0)
+               AS age_days,
+           CASE {{tag_cases}}
+                ELSE COALESCE((%(type_days)s::jsonb ->> m.memory_type)::float8, %(default_days)s)
+           END AS retention_days,
+           COALESCE(c.connections, 0) AS connections,
+           CASE WHEN m.last_accessed_at IS NULL THEN 1.0
+                WHEN m.last_accessed_at >= now() - interval '1 day' THEN 1.5
+                WHEN m.last_accessed_at >= now() - interval '7 days' THEN 1.2
+                WHEN m.last_accessed_at >= now() - interval '30 days' THEN 1.1
+                ELSE 1.0 END AS access_boost,
+           1 + 0.5 * m.quality_score AS quality_multiplier,
+           {PROTECTED} AS is_protected
+    FROM memories_memory AS m
+    LEFT JOIN connections AS c ON c.memory_id = m.id
+    WHERE m.archived_at IS NULL
+),
+scored AS (
+    SELECT f.*,
+           exp(-f.age_days / f.retention_days) AS decay_factor,
+           LEAST(2, 1 + 0.1 * f.connections) AS connection_boost
+    FROM factors AS f
+),
+relevance AS (
+    SELECT s.*,
+           s.base_importance * s.decay_factor * s.connection_boost * s.access_boost
+               * s.quality_multiplier AS raw
+    FROM scored AS s
+),
+updated AS (
+    UPDATE memories_memory AS m SET
+        relevance_score = CASE WHEN r.is_protected THEN GREATEST(%(protected_min)s, r.raw) ELSE r.raw END,
+        relevance_calculated_at = now(),
+        metadata = m.metadata || jsonb_build_object('relevance_factors', jsonb_build_object(
+            'base_importance', round(r.base_importance::numeric, 4),
+            'age_days', round(r.age_days::numeric, 2),
+            'retention_days', r.retention_days,
+            'decay_factor', round(r.decay_factor::numeric, 6),
+            'connection_count', r.connections,
+            'connection_boost', round(r.connection_boost::numeric, 4),
+            'access_boost', r.access_boost,
+            'quality_multiplier', round(r.quality_multiplier::numeric, 4),
+            'protected', r.is_protected))
+    FROM relevance AS r
+    WHERE m.id = r.id
+    RETURNING r.is_protected
+)
+SELECT count(*), count(*) FILTER (WHERE is_protected) FROM updated
+"""
+
+THRESHOLD_SQL = """
+CASE WHEN {quality} >= %(high)s THEN %(high_days)s::float8
+     WHEN {quality} >= %(medium)s THEN %(medium_days)s::float8
+     ELSE %(low_min)s + ({quality} / %(medium)s) * (%(low_max)s - %(low_min)s) END
+"""
+
+RETENTION_SQL = f"""
+WITH inactive AS (
+    SELECT m.id, m.quality_score,
+           EXTRACT(EPOCH FROM now() - COALESCE(m.last_accessed_at, m.created_at)) / 86400.0 AS days,
+           {THRESHOLD_SQL.format(quality="m.quality_score")} AS threshold
+    FROM memories_memory AS m
+    WHERE m.archived_at IS NULL AND NOT {PROTECTED}
+),
+archived AS (
+    UPDATE memories_memory AS m SET
+        archived_at = now(),
+        archive_reason = format('quality_retention: inactive %%s days, over the %%s-day threshold '
+                                'for quality %%s', floor(i.days)::int, round(i.threshold)::int,
+                                to_char(i.quality_score, 'FM0.000'))
+    FROM inactive AS i
+    WHERE m.id = i.id AND i.days > i.threshold
+    RETURNING m.id
+)
+SELECT count(*) FROM archived
+"""
+
+CLEANUP_SQL = f"""
+WITH archived AS (
+    UPDATE memories_memory AS m SET
+        archived_at = now(),
+        archive_reason = format('quality_cleanup: quality %%s below %%s since %%s',
+                                to_char(m.quality_score, 'FM0.000'), %(min_quality)s::text,
+                                to_char(m.low_quality_since AT TIME ZONE 'UTC', 'YYYY-MM-DD'))
+    WHERE m.archived_at IS NULL AND NOT {PROTECTED}
+      AND m.quality_score < %(min_quality)s
+      AND m.low_quality_since < now() - make_interval(days => %(grace_days)s)
+    RETURNING m.id
+)
+SELECT count(*) FROM archived
+"""
+
+SNAPSHOT_SQL = """
+WITH stats AS (
+    SELECT owner_id, count(*) AS total, avg(quality_score) AS average,
+           count(*) FILTER (WHERE quality_score >= %(high)s) AS high,
+           count(*) FILTER (WHERE quality_score >= %(medium)s AND quality_score < %(high)s) AS medium,
+           count(*) FILTER (WHERE quality_score < %(medium)s) AS low,
+           count(*) FILTER (WHERE quality_boost_applied) AS boosted,
+           jsonb_build_object(
+               'accuracy', round(avg(quality_accuracy)::numeric, 4),
+               'completeness', round(avg(quality_completeness)::numeric, 4),
+               'consistency', round(avg(quality_consistency)::numeric, 4),
+               'timeliness', round(avg(quality_timeliness)::numeric, 4),
+               'relevance', round(avg(quality_relevance)::numeric, 4)) AS dimensions
+    FROM memories_memory WHERE archived_at IS NULL GROUP BY owner_id
+),
+findings AS (
+    SELECT m.owner_id, count(*) AS open
+    FROM quality_inconsistency AS i JOIN memories_memory AS m ON m.id = i.memory1_id
+    WHERE i.status = 'open' GROUP BY m.owner_id
+),
+inserted AS (
+    INSERT INTO quality_qualitysnapshot
+        (owner_id, taken_at, total, average_quality, high_count, medium_count, low_count,
+         boosted_count, open_inconsistencies, dimensions, run_id)
+    SELECT s.owner_id, now(), s.total, s.average, s.high, s.medium, s.low, s.boosted,
+           COALESCE(f.open, 0), s.dimensions, %(run)s
+    FROM stats AS s LEFT JOIN findings AS f ON f.owner_id = s.owner_id
+    RETURNING 1
+)
+SELECT count(*) FROM inserted
+"""
+
+
+def _tag_cases():
+    """SQL CASE branches for the retention tags, most specific first (values are constants)."""
+    return " ".join(f"WHEN '{tag}' = ANY(m.tags) THEN {days}" for tag, days in RETENTION_BY_TAG)
+
+
+def _threshold_params():
+    return {
+        "high": HIGH_QUALITY,
+        "medium": MEDIUM_QUALITY,
+        "high_days": settings.RETENTION_HIGH_DAYS,
+        "medium_days": settings.RETENTION_MEDIUM_DAYS,
+        "low_min": settings.RETENTION_LOW_MIN_DAYS,
+        "low_max": settings.RETENTION_LOW_MAX_DAYS,
+    }
+
+
+def retention_threshold_days(quality):
+    """Days of inactivity a memory of this quality is kept (the same SQL phase 4 uses)."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {THRESHOLD_SQL.format(quality='%(quality)s::float8')}",
+            {"quality": quality, **_threshold_params()},
+        )
+        return cursor.fetchone()[0]
+
+
+def relevance_phase(run_id=None):
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            RELEVANCE_SQL.format(tag_cases=_tag_cases()),
+            {
+                **connection_params(),
+                "type_days": json.dumps(RETENTION_BY_TYPE),
+                "default_days": DEFAULT_RETENTION_DAYS,
+                "protected_tags": PROTECTED_TAGS,
+                "protected_min": PROTECTED_MIN_RELEVANCE,
+            },
+        )
+        scored, protected = cursor.fetchone()
+    return {"scored": scored, "protected": protected}
+
+
+def retention_phase(run_id=None):
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(RETENTION_SQL, {"protected_tags": PROTECTED_TAGS, **_threshold_params()})
+        (archived,) = cursor.fetchone()
+    return {"archived": archived}
+
+
+def cleanup_phase(run_id=None):
+    """Auto-cleanup (when MEMSITE_QUALITY_AUTO_CLEANUP is on), then one snapshot per owner."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        cleaned = 0
+        if settings.QUALITY_AUTO_CLEANUP:
+            cursor.execute(
+                CLEANUP_SQL,
+                {
+                    "protected_tags": PROTECTED_TAGS,
+                    "min_quality": settings.QUALITY_MIN_THRESHOLD,
+                    "grace_days": settings.QUALITY_CLEANUP_GRACE_DAYS,
+                },
+            )
+            (cleaned,) = cursor.fetchone()
+        cursor.execute(SNAPSHOT_SQL, {"run": run_id, "high": HIGH_QUALITY, "medium": MEDIUM_QUALITY})
+        (snapshots,) = cursor.fetchone()
+    return {
+        "auto_cleanup_enabled": settings.QUALITY_AUTO_CLEANUP,
+        "archived": cleaned,
+        "snapshots": snapshots,
+    }
