@@ -31,6 +31,9 @@ COMPONENTS = ["vector", "keyword", "relation", "tag", "importance", "confidence"
 RECENCY_DAYS = 180
 MAX_QUERY_TERMS = 16
 QUALITY_RANK_WEIGHT = 0.7
+# ts_rank_cd weighs lexemes labelled D (all of ours) 0.1 by default, which would cap one exact
+# match at 0.09 after normalization 32; equal weights make it 0.5.
+LABEL_WEIGHTS = [1.0, 1.0, 1.0, 1.0]
 
 
 @dataclass
@@ -114,7 +117,9 @@ def _tag_score(options):
 
 
 QUOTED_LEXEME = "('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''')"
-RECENCY = "GREATEST(0, 1 - EXTRACT(EPOCH FROM (now() - m.created_at))::float / 86400 / %(recency_days)s)"
+RECENCY = (
+    "LEAST(1, GREATEST(0, 1 - EXTRACT(EPOCH FROM (now() - m.created_at))::float / 86400 / %(recency_days)s))"
+)
 CONTEXT_COLUMNS = "m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at"
 
 QUERY_CANDIDATES = f"""
@@ -150,7 +155,8 @@ candidates AS (
 scored AS (
     SELECT m.id,
            GREATEST(0, 1 - (m.embedding <=> %(vector)s::vector)) AS vector,
-           COALESCE(ts_rank_cd(m.search_vector, (SELECT any_term FROM term_queries), 32), 0) AS keyword,
+           COALESCE(ts_rank_cd(%(label_weights)s::float4[], m.search_vector,
+                              (SELECT any_term FROM term_queries), 32), 0) AS keyword,
            {{tag_score}} AS tag, {RECENCY} AS recency, {CONTEXT_COLUMNS}
     FROM candidates c JOIN memories_memory m ON m.id = c.id
 )"""
@@ -230,6 +236,7 @@ def _params(user, options, vector):
         "candidates": candidates,
         "per_term": max(10, candidates // 2),
         "recency_days": RECENCY_DAYS,
+        "label_weights": LABEL_WEIGHTS,
         "limit": options.limit,
         "w_relevance": settings.QUALITY_WEIGHTS["relevance"],
         **{f"w_{name}": value for name, value in weights.items()},
