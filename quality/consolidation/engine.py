@@ -116,7 +116,7 @@ def _run_phases(run, progress, on_phase):
         started = time.perf_counter()
         counts = phase(run)
         run.phases[name] = {**counts, "duration_ms": round((time.perf_counter() - started) * 1000)}
-        logger.info("consolidation run %s: %s %s", run.pk, name, json.dumps(run.phases[name]))
+        logger.debug("consolidation run %s: %s %s", run.pk, name, json.dumps(run.phases[name]))
     run.phase = "done"
     progress.save()
 
@@ -154,4 +154,10 @@ def run_consolidation(dry_run=True, started_by=None, on_phase=None):
         run.status = ConsolidationRun.Status.SUCCEEDED
         run.finished_at = timezone.now()
         run.save(update_fields=["status", "finished_at", "phase", "phases"])
+    logger.info(
+        "consolidation %s #%s finished: %s",
+        "dry run" if dry_run else "run",
+        run.pk,
+        json.dumps(run.phases),
+    )
     return run

@@ -105,7 +105,7 @@ archived AS (
     UPDATE memories_memory AS m SET
         archived_at = now(),
         archive_reason = format('quality_retention: inactive %%s days, over the %%s-day threshold '
-                                'for quality %%s', floor(i.days)::int, round(i.threshold)::int,
+                                'for quality %%s', round(i.days)::int, round(i.threshold)::int,
                                 to_char(i.quality_score, 'FM0.000'))
     FROM inactive AS i
     WHERE m.id = i.id AND i.days > i.threshold
