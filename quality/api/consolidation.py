@@ -1,0 +1,162 @@
+"""Consolidation runs and boost resets over the API.
+
+Runs work on every user's memories at once, so starting and listing them is for staff; resetting
+a boost is for the memory's owner.
+"""
+
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import serializers, status
+from rest_framework.permissions import IsAdminUser
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.queries import get_memory_for_user
+from memsite.api.exceptions import ApiError
+from quality.consolidation import PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from quality.models import ConsolidationRun
+
+RUN_NOT_FOUND = "Consolidation run not found"
+NO_BOOST = "Memory has no quality boost to reset"
+
+
+class RunRequestSerializer(serializers.Serializer):
+    dry_run = serializers.BooleanField(default=True, help_text="Only report what would change (default).")
+
+
+class RunListQuerySerializer(serializers.Serializer):
+    limit = serializers.IntegerField(default=20, min_value=1, max_value=100)
+    offset = serializers.IntegerField(default=0, min_value=0)
+
+
+class ConsolidationRunSerializer(serializers.ModelSerializer):
+    started_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    duration_ms = serializers.SerializerMethodField()
+    progress = serializers.SerializerMethodField()
+
+    class Meta:
+        model = ConsolidationRun
+        fields = [
+            "id",
+            "status",
+            "dry_run",
+            "started_at",
+            "finished_at",
+            "duration_ms",
+            "started_by",
+            "phase",
+            "progress",
+            "phases",
+            "parameters",
+            "error",
+        ]
+        read_only_fields = fields
+
+    def get_duration_ms(self, run) -> int | None:
+        if run.finished_at is None:
+            return None
+        return round((run.finished_at - run.started_at).total_seconds() * 1000)
+
+    def get_progress(self, run) -> dict:
+        return {"completed_phases": len(run.phases), "total_phases": len(PHASES)}
+
+
+class RunResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    run = ConsolidationRunSerializer()
+
+
+class RunListSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    count = serializers.IntegerField()
+    runs = ConsolidationRunSerializer(many=True)
+
+
+class ResetBoostResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    memory_id = serializers.UUIDField()
+    quality_score = serializers.FloatField()
+    quality_overall = serializers.FloatField()
+
+
+def _validated(serializer_class, data):
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class ConsolidationRunView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        summary="Run consolidation",
+        description="Re-evaluates quality, applies the association boost, scores relevance, archives "
+        "by quality-based retention, runs auto-cleanup and takes a snapshot, over every live memory. "
+        "`dry_run` (default true) records what would change and changes nothing. One run at a "
+        "time: 409 while another is in progress. Staff only.",
+        request=RunRequestSerializer,
+        responses={201: RunResponseSerializer, 409: OpenApiResponse(description=ConsolidationBusy.__doc__)},
+    )
+    def post(self, request):
+        params = _validated(RunRequestSerializer, request.data)
+        try:
+            run = run_consolidation(dry_run=params["dry_run"], started_by=request.user)
+        except ConsolidationBusy as busy:
+            raise ApiError(str(busy), status.HTTP_409_CONFLICT) from None
+        body = {"status": "success", "run": ConsolidationRunSerializer(run).data}
+        return Response(body, status=status.HTTP_201_CREATED)
+
+
+class ConsolidationRunListView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        summary="Consolidation runs",
+        description="Newest first, with per-phase counts and durations. Staff only.",
+        parameters=[RunListQuerySerializer],
+        responses=RunListSerializer,
+    )
+    def get(self, request):
+        params = _validated(RunListQuerySerializer, request.query_params)
+        runs = ConsolidationRun.objects.select_related("started_by").order_by("-started_at", "-pk")
+        page = runs[params["offset"] : params["offset"] + params["limit"]]
+        data = ConsolidationRunSerializer(page, many=True).data
+        return Response({"status": "success", "count": runs.count(), "runs": data})
+
+
+class ConsolidationRunDetailView(APIView):
+    permission_classes = [IsAdminUser]
+
+    @extend_schema(
+        summary="One consolidation run",
+        description="Its status, current phase and progress while running, per-phase counts and "
+        "durations. Staff only.",
+        responses=RunResponseSerializer,
+    )
+    def get(self, request, run_id):
+        run = ConsolidationRun.objects.select_related("started_by").filter(pk=run_id).first()
+        if run is None:
+            raise ApiError(RUN_NOT_FOUND, status.HTTP_404_NOT_FOUND)
+        return Response({"status": "success", "run": ConsolidationRunSerializer(run).data})
+
+
+class ResetBoostView(APIView):
+    @extend_schema(
+        summary="Reset a memory's quality boost",
+        description="Sets `quality_score` back to the overall quality, clears the boost fields (row "
+        "and metadata) and records a `reset` boost. The next consolidation boosts the memory again "
+        "if it is still well connected. 400 when the memory has no boost.",
+        request=None,
+        responses=ResetBoostResponseSerializer,
+    )
+    def post(self, request, memory_id):
+        memory = get_memory_for_user(request.user, memory_id)
+        if not reset_boost(memory):
+            raise ApiError(NO_BOOST, status.HTTP_400_BAD_REQUEST)
+        return Response(
+            {
+                "status": "success",
+                "memory_id": memory.pk,
+                "quality_score": memory.quality_score,
+                "quality_overall": memory.quality_overall,
+            }
+        )
