@@ -12,6 +12,7 @@ from memories.api import validators
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
 from quality import metrics
+from quality.consolidation import reset_boost
 from quality.models import Trigger
 from quality.queries import HIGH, MEDIUM
 
@@ -117,7 +118,7 @@ class MemoryAdmin(admin.ModelAdmin):
     list_per_page = 50
     ordering = ["-created_at"]
     inlines = [AssociationInline]
-    actions = ["reevaluate_quality", "archive", "restore", "protect", "unprotect"]
+    actions = ["reevaluate_quality", "archive", "restore", "reset_boost", "protect", "unprotect"]
     readonly_fields = [
         "id",
         "owner",
@@ -217,6 +218,9 @@ class MemoryAdmin(admin.ModelAdmin):
             '<a href="{}">Open in the dashboard</a>', reverse("dashboard:memory", args=[memory.pk])
         )
 
+    def get_queryset(self, request):
+        return super().get_queryset(request).defer("embedding", "search_vector")
+
     def get_search_results(self, request, queryset, search_term):
         found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
         term = search_term.strip().lower()
@@ -256,6 +260,11 @@ class MemoryAdmin(admin.ModelAdmin):
     def restore(self, request, queryset):
         restored = sum(services.restore_memory(memory)[1] for memory in queryset)
         self.message_user(request, f"Restored {restored} memories.", messages.SUCCESS)
+
+    @admin.action(description="Reset the association boost")
+    def reset_boost(self, request, queryset):
+        reset = sum(reset_boost(memory) for memory in queryset.filter(quality_boost_applied=True))
+        self.message_user(request, f"Removed the boost of {reset} memories.", messages.SUCCESS)
 
     @admin.action(description="Protect from archival")
     def protect(self, request, queryset):
