@@ -3,7 +3,8 @@
 Steps of `recall()`:
 1. embed the query (outside the transaction);
 2. one statement gathers candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, iterative
-   scan so owner and filters never starve it), the memories matching each query term (at most
+   scan so owner and filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a
+   selective filter cannot make it walk the whole index), the memories matching each query term (at most
    `per_term` per term, so a very common term costs no more than a rare one), and those matching
    all terms — then scores and orders them;
 3. `expand_results()` adds graph neighbours of the seed results (the graph step; see there);
@@ -254,8 +255,9 @@ def _seed_results(user, options, vector):
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-            [str(settings.RECALL_HNSW_EF_SEARCH)],
+            "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('hnsw.max_scan_tuples', %s, true)",
+            [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
         )
     rows = Memory.objects.raw(_statement(options), _params(user, options, vector))
     results = []
