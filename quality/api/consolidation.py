@@ -32,6 +32,7 @@ class ConsolidationRunSerializer(serializers.ModelSerializer):
     started_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
     duration_ms = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
+    phases = serializers.SerializerMethodField()
 
     class Meta:
         model = ConsolidationRun
@@ -55,6 +56,10 @@ class ConsolidationRunSerializer(serializers.ModelSerializer):
         if run.finished_at is None:
             return None
         return round((run.finished_at - run.started_at).total_seconds() * 1000)
+
+    def get_phases(self, run) -> dict:
+        """Counts and duration_ms of each finished phase, in the order the phases run."""
+        return {name: run.phases[name] for name, _, _ in PHASES if name in run.phases}
 
     def get_progress(self, run) -> dict:
         return {"completed_phases": len(run.phases), "total_phases": len(PHASES)}
