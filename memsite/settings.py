@@ -178,6 +178,8 @@ EMBEDDING_PROVIDER = env_str("MEMSITE_EMBEDDING_PROVIDER", "memories.embeddings.
 EMBEDDING_MODEL_PATH = env_str("MEMSITE_EMBEDDING_MODEL_PATH")
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("MEMSITE_EMBEDDING_BATCH_SIZE", 64, 1, 1024)
+# Threads torch may use per process: one keeps concurrent workers from fighting over the cores.
+EMBEDDING_THREADS = env_int("MEMSITE_EMBEDDING_THREADS", 1, 1, 64)
 
 # --- Recall (SPEC section 5) ---
 RECALL_WEIGHTS = {
