@@ -29,12 +29,19 @@ class EmbeddingProvider(ABC):
 
 
 class SentenceTransformerProvider(EmbeddingProvider):
-    """sentence-transformers with all-MiniLM-L6-v2, offline, on the CPU."""
+    """sentence-transformers with all-MiniLM-L6-v2, offline, on the CPU.
+
+    torch runs `EMBEDDING_THREADS` threads (one by default): with several server workers on few
+    cores, more threads per process spin against each other and a 10 ms query takes seconds.
+    """
 
     name = "all-MiniLM-L6-v2"
 
     def __init__(self, model_path=None):
+        import torch
         from sentence_transformers import SentenceTransformer
+
+        torch.set_num_threads(settings.EMBEDDING_THREADS)
 
         self.model = SentenceTransformer(
             str(model_path or self.default_model_path()), device="cpu", local_files_only=True
