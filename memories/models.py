@@ -116,6 +116,8 @@ class Memory(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "memories"
+        # No index on quality_score or archived_at, and fillfactor 40 (migration 0003): consolidation
+        # rewrites those fields for every row, which then stays a HOT update that skips the indexes.
         indexes = [
             HnswIndex(
                 name="memory_embedding_hnsw",
@@ -129,8 +131,6 @@ class Memory(models.Model):
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
             models.Index(fields=["owner", "-created_at"], name="memory_owner_created"),
             models.Index(fields=["owner", "memory_type"], name="memory_owner_type"),
-            models.Index(fields=["owner", "quality_score"], name="memory_owner_quality"),
-            models.Index(fields=["owner", "archived_at"], name="memory_owner_archived"),
         ]
         constraints = [
             models.CheckConstraint(
