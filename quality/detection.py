@@ -25,6 +25,7 @@ Findings are upserted on the unique (type, memory1, memory2), the pair ordered c
 Memories whose open contradictions changed are re-evaluated, since consistency depends on them.
 """
 
+import time
 from dataclasses import dataclass, field
 
 from django.conf import settings
@@ -77,25 +78,32 @@ CREATE TEMPORARY TABLE detect_candidate (
 ) ON COMMIT DROP
 """
 
-CHUNK_BOUNDS = f"""
-SELECT max(id::text)::uuid FROM (
-    SELECT m.id, ntile(%(chunks)s) OVER (ORDER BY m.id) AS chunk
-    FROM memories_memory m WHERE {SCOPE}
-) numbered GROUP BY chunk ORDER BY 1
+# The k-nearest-neighbour search as a function: a LATERAL subquery with LIMIT is never run by
+# parallel workers, a PARALLEL SAFE function is, so each chunk searches on every core. It is
+# created per run in pg_temp, inside the detection transaction.
+NEIGHBOURS_FUNCTION = """
+CREATE OR REPLACE FUNCTION pg_temp.detect_neighbours(query vector, owner integer, self uuid, k integer)
+RETURNS TABLE (id uuid, distance float8)
+LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
+BEGIN
+    RETURN QUERY
+    SELECT o.id, o.embedding <=> query FROM memories_memory o
+    WHERE o.owner_id = owner AND o.archived_at IS NULL AND o.id <> self
+    ORDER BY o.embedding <=> query
+    LIMIT k;
+END
+$fn$
 """
 
-NEIGHBOUR_CANDIDATES = f"""
-INSERT INTO detect_candidate (memory1, memory2, similarity)
-SELECT LEAST(m.id, n.id), GREATEST(m.id, n.id), 1 - n.distance
+# One chunk of memories (a hash slice) searches its neighbours; kept pairs reach the lower of
+# the two thresholds. CREATE TABLE AS may run in parallel where INSERT ... SELECT may not.
+NEIGHBOUR_CHUNK = f"""
+CREATE TEMPORARY TABLE detect_chunk ON COMMIT DROP AS
+SELECT LEAST(m.id, n.id) AS memory1, GREATEST(m.id, n.id) AS memory2, 1 - n.distance AS similarity
 FROM memories_memory m
-CROSS JOIN LATERAL (
-    SELECT o.id, o.embedding <=> m.embedding AS distance
-    FROM memories_memory o
-    WHERE o.owner_id = m.owner_id AND o.archived_at IS NULL AND o.id <> m.id
-    ORDER BY o.embedding <=> m.embedding
-    LIMIT %(neighbours)s
-) n
-WHERE {SCOPE} AND m.id > %(low)s AND m.id <= %(high)s AND 1 - n.distance >= %(min_cosine)s
+CROSS JOIN LATERAL pg_temp.detect_neighbours(m.embedding, m.owner_id, m.id, %(neighbours)s) n
+WHERE {SCOPE} AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
+  AND 1 - n.distance >= %(min_cosine)s
 """
 
 EQUAL_CONTENT_CANDIDATES = f"""
@@ -130,7 +138,7 @@ judged AS (
     JOIN memories_memory m ON m.id = p.memory1
     JOIN memories_memory o ON o.id = p.memory2
 ),
-finding AS (
+finding AS MATERIALIZED (
     SELECT 'duplicate' AS type, memory1, memory2, LEAST(1, similarity) AS severity,
            CASE WHEN equal_content THEN 'Same content: "' || content1 || '"'
                 ELSE 'Near-duplicates (similarity ' || round(similarity::numeric, 3) || '): "'
@@ -162,7 +170,8 @@ finding AS (
 upserted AS (
     INSERT INTO quality_inconsistency AS i
         (type, memory1_id, memory2_id, severity, description, status, resolution, detected_at)
-    SELECT type, memory1, memory2, severity, description, 'open', '', now() FROM finding
+    SELECT type, memory1, memory2, round(severity::numeric, 4)::float8, description, 'open', '', now()
+    FROM finding
     ON CONFLICT (type, memory1_id, memory2_id) DO UPDATE SET
         severity = EXCLUDED.severity,
         description = EXCLUDED.description,
@@ -171,12 +180,13 @@ upserted AS (
         resolved_at = CASE WHEN i.status = 'open' THEN i.resolved_at END,
         resolved_by_id = CASE WHEN i.status = 'open' THEN i.resolved_by_id END,
         detected_at = CASE WHEN i.status = 'open' THEN i.detected_at ELSE now() END
-    WHERE i.status = 'open'
+    WHERE (i.status = 'open'
+           AND (i.severity <> EXCLUDED.severity OR i.description <> EXCLUDED.description))
        OR (i.status = 'resolved' AND (
             i.resolution = %(stale)s
             OR (SELECT max(GREATEST(c.updated_at, c.provenance_updated_at)) FROM memories_memory c
                 WHERE c.id IN (EXCLUDED.memory1_id, EXCLUDED.memory2_id)) > i.resolved_at))
-    RETURNING i.id, i.type, i.memory1_id, i.memory2_id, i.severity, (xmax = 0) AS created
+    RETURNING i.type, i.memory1_id, i.memory2_id, (xmax = 0) AS created
 ),
 stale AS (
     UPDATE quality_inconsistency s
@@ -184,21 +194,25 @@ stale AS (
     FROM memories_memory m
     WHERE s.status = 'open' AND m.id = s.memory1_id
       AND (%(owner)s::integer IS NULL OR m.owner_id = %(owner)s)
-      AND s.id NOT IN (SELECT id FROM upserted)
-    RETURNING s.id, s.type, s.memory1_id, s.memory2_id
+      AND NOT EXISTS (
+          SELECT 1 FROM finding f
+          WHERE f.type = s.type AND f.memory1 = s.memory1_id
+            AND COALESCE(f.memory2, f.memory1) = COALESCE(s.memory2_id, s.memory1_id))
+    RETURNING s.type, s.memory1_id, s.memory2_id
 ),
--- The main query reads the snapshot from before this statement: `before` is the old state.
-outcome AS (
-    SELECT 'found' AS kind, u.type, u.memory1_id, u.memory2_id, u.created,
-           before.id IS NULL OR before.status <> 'open' OR before.severity <> u.severity AS changed
-    FROM upserted u LEFT JOIN quality_inconsistency before ON before.id = u.id
+-- New, changed and reopened rows come back from `upserted`; unchanged open rows do not.
+changed AS (
+    SELECT type, memory1_id, memory2_id FROM upserted
     UNION ALL
-    SELECT 'stale', type, memory1_id, memory2_id, false, true FROM stale
+    SELECT type, memory1_id, memory2_id FROM stale
 )
-SELECT kind, type, count(*), count(*) FILTER (WHERE created),
-       array_agg(memory1_id) FILTER (WHERE changed AND type = 'contradiction')
-       || array_agg(memory2_id) FILTER (WHERE changed AND type = 'contradiction')
-FROM outcome GROUP BY kind, type
+SELECT
+    (SELECT json_object_agg(type, n) FROM (SELECT type, count(*) AS n FROM finding GROUP BY type) f),
+    (SELECT count(*) FROM upserted WHERE created),
+    (SELECT count(*) FROM stale),
+    (SELECT array_agg(DISTINCT memory_id) FROM changed c,
+            unnest(ARRAY[c.memory1_id, c.memory2_id]) AS memory_id
+     WHERE c.type = 'contradiction' AND memory_id IS NOT NULL)
 """
 
 
@@ -209,6 +223,7 @@ class DetectionResult:
     created: int = 0
     no_longer_detected: int = 0
     reevaluated: int = 0
+    timings_ms: dict = field(default_factory=dict)
 
     def as_dict(self):
         return {
@@ -217,6 +232,7 @@ class DetectionResult:
             "created": self.created,
             "no_longer_detected": self.no_longer_detected,
             "reevaluated": self.reevaluated,
+            "timings_ms": self.timings_ms,
         }
 
 
@@ -235,14 +251,41 @@ def _params(owner):
     }
 
 
-def _chunk_bounds(cursor, params):
-    """Upper ids of chunks of about CHUNK_SIZE in-scope memories, in id order."""
-    cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SCOPE}", params)
-    total = cursor.fetchone()[0]
-    if total == 0:
-        return total, []
-    cursor.execute(CHUNK_BOUNDS, {**params, "chunks": -(-total // CHUNK_SIZE)})
-    return total, [row[0] for row in cursor.fetchall()]
+def _session_settings():
+    """Per-transaction planner settings: exact enough HNSW search, no JIT, parallel chunks."""
+    ef_search = max(40, 2 * settings.DETECT_NEIGHBOURS)
+    return [
+        f"SET LOCAL hnsw.ef_search = {ef_search}",
+        "SET LOCAL hnsw.iterative_scan = relaxed_order",
+        "SET LOCAL jit = off",
+        "SET LOCAL parallel_setup_cost = 0",
+        "SET LOCAL parallel_tuple_cost = 0",
+    ]
+
+
+class _Clock:
+    def __init__(self, timings):
+        self.timings = timings
+        self.started = time.perf_counter()
+
+    def lap(self, name):
+        now = time.perf_counter()
+        self.timings[name] = round((now - self.started) * 1000)
+        self.started = now
+
+
+def _search_neighbours(cursor, params, scanned, progress):
+    """Fill detect_candidate with each in-scope memory's near neighbours, chunk by chunk."""
+    chunks = max(1, -(-scanned // CHUNK_SIZE))
+    for chunk in range(chunks):
+        cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_chunk")
+        cursor.execute(NEIGHBOUR_CHUNK, {**params, "chunks": chunks, "chunk": chunk})
+        cursor.execute(
+            "INSERT INTO detect_candidate (memory1, memory2, similarity) SELECT * FROM detect_chunk"
+        )
+        cursor.execute("DROP TABLE detect_chunk")
+        if progress:
+            progress(scanned * (chunk + 1) // chunks, scanned)
 
 
 def detect_inconsistencies(owner=None, progress=None):
@@ -252,32 +295,25 @@ def detect_inconsistencies(owner=None, progress=None):
     """
     params = _params(owner)
     result = DetectionResult()
+    clock = _Clock(result.timings_ms)
     with transaction.atomic(), connection.cursor() as cursor:
-        ef_search = max(40, 2 * settings.DETECT_NEIGHBOURS)
-        cursor.execute(f"SET LOCAL hnsw.ef_search = {ef_search}")
-        cursor.execute("SET LOCAL hnsw.iterative_scan = relaxed_order")
+        for statement in _session_settings():
+            cursor.execute(statement)
+        cursor.execute(NEIGHBOURS_FUNCTION)
         cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate")
         cursor.execute(CREATE_CANDIDATES)
-        result.scanned, bounds = _chunk_bounds(cursor, params)
-        low = "00000000-0000-0000-0000-000000000000"
-        for done, high in enumerate(bounds, start=1):
-            cursor.execute(NEIGHBOUR_CANDIDATES, {**params, "low": low, "high": high})
-            low = high
-            if progress:
-                progress(min(done * CHUNK_SIZE, result.scanned), result.scanned)
+        cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SCOPE}", params)
+        result.scanned = cursor.fetchone()[0]
+        _search_neighbours(cursor, params, result.scanned, progress)
         cursor.execute(EQUAL_CONTENT_CANDIDATES, params)
         cursor.execute(LINKED_CANDIDATES, params)
+        clock.lap("candidates")
         cursor.execute(UPSERT_FINDINGS, params)
-        outcome = cursor.fetchall()
+        found, result.created, result.no_longer_detected, touched = cursor.fetchone()
+        result.found.update(found or {})
         cursor.execute("DROP TABLE detect_candidate")
-        touched = set()
-        for kind, finding_type, count, created, contradicting in outcome:
-            if kind == "found":
-                result.found[finding_type] = count
-                result.created += created
-            else:
-                result.no_longer_detected += count
-            touched.update(contradicting or ())
+        clock.lap("findings")
         if touched:
             result.reevaluated = evaluate_memories(sorted(touched), Trigger.FINDING)
+        clock.lap("evaluation")
     return result

@@ -7,8 +7,8 @@ Tiers follow SPEC section 7 on the effective `quality_score`: high ≥ 0.7, medi
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Avg, Count, Exists, F, OuterRef, Q
-from django.db.models.functions import Floor, Least, TruncDate
+from django.db.models import Avg, Count, Exists, F, IntegerField, OuterRef, Q
+from django.db.models.functions import Cast, Floor, Least, TruncDate
 from django.utils import timezone
 
 from memories.models import Memory
@@ -95,8 +95,9 @@ def quality_distribution(owner, min_quality=0.0, max_quality=1.0):
         plain=Count("pk", filter=Q(quality_evaluated_at__isnull=False, quality_boost_applied=False)),
     )
     buckets = dict(
-        memories.annotate(bucket=Least(Floor(F("quality_score") * 10), 9))
-        .values_list("bucket")
+        memories.order_by()
+        .annotate(bucket=Least(Cast(Floor(F("quality_score") * 10), IntegerField()), 9))
+        .values("bucket")
         .annotate(n=Count("pk"))
         .values_list("bucket", "n")
     )
