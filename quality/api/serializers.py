@@ -1,0 +1,233 @@
+"""Request validation and representations for /api/quality/."""
+
+from django.conf import settings
+from rest_framework import serializers
+
+from quality.models import Inconsistency, QualityAssessment, QualityBoost
+from quality.services import Action
+
+MAX_EVALUATE_IDS = 1000
+
+
+class UnitFloatField(serializers.FloatField):
+    """A finite number between 0 and 1 (NaN and Infinity are refused)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(min_value=0, max_value=1, allow_null=False, **kwargs)
+
+    def to_internal_value(self, data):
+        value = super().to_internal_value(data)
+        if value != value:
+            raise serializers.ValidationError("must be a number between 0 and 1")
+        return value
+
+
+class DistributionQuerySerializer(serializers.Serializer):
+    min_quality = UnitFloatField(default=0.0)
+    max_quality = UnitFloatField(default=1.0)
+
+    def validate(self, attrs):
+        if attrs["min_quality"] > attrs["max_quality"]:
+            raise serializers.ValidationError({"min_quality": "must not exceed max_quality"})
+        return attrs
+
+
+class LowQuerySerializer(serializers.Serializer):
+    threshold = UnitFloatField(default=settings.QUALITY_WARNING_THRESHOLD)
+
+
+class TrendsQuerySerializer(serializers.Serializer):
+    days = serializers.IntegerField(min_value=1, max_value=365, default=30)
+
+
+class EvaluateRequestSerializer(serializers.Serializer):
+    memory_ids = serializers.ListField(
+        child=serializers.UUIDField(), min_length=1, max_length=MAX_EVALUATE_IDS, required=False
+    )
+    all = serializers.BooleanField(default=False, help_text="Evaluate every live memory of the caller.")
+    query = serializers.CharField(
+        max_length=2000,
+        required=False,
+        default="",
+        allow_blank=True,
+        help_text="When given, relevance is the cosine similarity to this query.",
+    )
+
+    def validate(self, attrs):
+        if ("memory_ids" in attrs) == attrs["all"]:
+            raise serializers.ValidationError("Give either 'memory_ids' or \"all\": true")
+        return attrs
+
+
+class ResolveRequestSerializer(serializers.Serializer):
+    action = serializers.ChoiceField(choices=Action.ALL)
+    memory_id = serializers.UUIDField(
+        required=False,
+        help_text="archive: the memory to archive; merge: the memory to keep; link_*: the edge's source.",
+    )
+    reason = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
+
+
+class MemoryBriefSerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content = serializers.CharField()
+    quality_score = serializers.FloatField()
+    confidence = serializers.FloatField()
+    archived = serializers.BooleanField(source="is_archived")
+
+
+class InconsistencySerializer(serializers.ModelSerializer):
+    memory1 = MemoryBriefSerializer()
+    memory2 = MemoryBriefSerializer(allow_null=True)
+    resolved_by = serializers.CharField(source="resolved_by.username", allow_null=True, default=None)
+
+    class Meta:
+        model = Inconsistency
+        fields = [
+            "id",
+            "type",
+            "status",
+            "severity",
+            "description",
+            "resolution",
+            "detected_at",
+            "resolved_at",
+            "resolved_by",
+            "memory1",
+            "memory2",
+        ]
+        read_only_fields = fields
+
+
+class AssessmentSerializer(serializers.ModelSerializer):
+    class Meta:
+        model = QualityAssessment
+        fields = [
+            "accuracy",
+            "completeness",
+            "consistency",
+            "timeliness",
+            "relevance",
+            "overall",
+            "weights",
+            "query",
+            "trigger",
+            "evaluated_at",
+        ]
+        read_only_fields = fields
+
+
+class BoostSerializer(serializers.ModelSerializer):
+    memory_id = serializers.UUIDField()
+    run_id = serializers.IntegerField(allow_null=True)
+
+    class Meta:
+        model = QualityBoost
+        fields = [
+            "id",
+            "memory_id",
+            "kind",
+            "connection_count",
+            "quality_before",
+            "quality_after",
+            "factor",
+            "created_at",
+            "run_id",
+        ]
+        read_only_fields = fields
+
+
+class MemoryQualitySerializer(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    content = serializers.CharField()
+    quality = serializers.DictField()
+    provenance = serializers.DictField()
+    boost = serializers.DictField()
+    assessments = AssessmentSerializer(many=True)
+    boosts = BoostSerializer(many=True)
+    inconsistencies = InconsistencySerializer(many=True)
+
+
+class MemorySummarySerializer(serializers.Serializer):
+    id = serializers.UUIDField()
+    content_hash = serializers.CharField()
+    content = serializers.CharField()
+    created_at = serializers.DateTimeField()
+    memory_type = serializers.CharField()
+    quality_score = serializers.FloatField()
+    quality_overall = serializers.FloatField()
+    quality_provider = serializers.CharField()
+    tier = serializers.CharField()
+    tags = serializers.ListField(child=serializers.CharField())
+    access_count = serializers.IntegerField()
+
+
+class BucketSerializer(serializers.Serializer):
+    min = serializers.FloatField()
+    max = serializers.FloatField()
+    count = serializers.IntegerField()
+
+
+class DistributionSerializer(serializers.Serializer):
+    total_memories = serializers.IntegerField()
+    high_quality_count = serializers.IntegerField()
+    medium_quality_count = serializers.IntegerField()
+    low_quality_count = serializers.IntegerField()
+    average_score = serializers.FloatField()
+    provider_breakdown = serializers.DictField(child=serializers.IntegerField())
+    top_memories = MemorySummarySerializer(many=True)
+    bottom_memories = MemorySummarySerializer(many=True)
+    quality_range = serializers.DictField(child=serializers.FloatField())
+    histogram = BucketSerializer(many=True)
+    boosted_count = serializers.IntegerField()
+
+
+class CodedMessageSerializer(serializers.Serializer):
+    code = serializers.CharField()
+    message = serializers.CharField()
+
+
+class IssueSerializer(CodedMessageSerializer):
+    count = serializers.IntegerField()
+
+
+class ReportSerializer(serializers.Serializer):
+    generated_at = serializers.DateTimeField()
+    stats = serializers.DictField()
+    dimension_scores = serializers.DictField(child=serializers.FloatField())
+    inconsistency_counts = serializers.DictField(child=serializers.IntegerField())
+    top_issues = IssueSerializer(many=True)
+    recommendations = CodedMessageSerializer(many=True)
+
+
+class ImprovementSerializer(serializers.Serializer):
+    memory_id = serializers.UUIDField()
+    content = serializers.CharField()
+    current_score = serializers.FloatField()
+    dimensions = serializers.DictField(child=serializers.FloatField())
+    suggestions = CodedMessageSerializer(many=True)
+
+
+class EvaluateResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    evaluated = serializers.IntegerField()
+    query = serializers.CharField()
+    memories = serializers.ListField(child=serializers.DictField())
+
+
+class DetectResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    scanned = serializers.IntegerField()
+    found = serializers.DictField(child=serializers.IntegerField())
+    created = serializers.IntegerField()
+    no_longer_detected = serializers.IntegerField()
+    reevaluated = serializers.IntegerField()
+
+
+class TrendsSerializer(serializers.Serializer):
+    days = serializers.IntegerField()
+    since = serializers.DateTimeField()
+    current = serializers.DictField()
+    snapshots = serializers.ListField(child=serializers.DictField())
+    daily = serializers.ListField(child=serializers.DictField())
+    trends = serializers.DictField()

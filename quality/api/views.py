@@ -1,0 +1,235 @@
+"""REST endpoints under /api/quality/: validate, call one query or service, render.
+
+Every endpoint is scoped to the token's user: another user's memory or finding answers 404.
+"""
+
+from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
+from rest_framework.generics import ListAPIView
+from rest_framework.pagination import LimitOffsetPagination
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from memories.queries import get_memory_for_user
+from quality import queries, services
+from quality.api import serializers as s
+from quality.filters import InconsistencyFilterSet
+
+MEMORY_ID = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
+FINDING_ID = OpenApiParameter("pk", int, OpenApiParameter.PATH, description="The inconsistency's id.")
+
+
+class Page(LimitOffsetPagination):
+    default_limit = 50
+    max_limit = 500
+
+
+def query_params(serializer_class, request):
+    serializer = serializer_class(data=request.query_params)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+def body_params(serializer_class, request):
+    serializer = serializer_class(data=request.data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data
+
+
+class DistributionView(APIView):
+    @extend_schema(
+        summary="Quality distribution",
+        description="Tier counts (high ≥ 0.7, medium 0.5–0.7, low < 0.5 on the effective score), "
+        "average, provider breakdown (`dimensions`, `association_boost`, `unevaluated`), top and "
+        "bottom ten, a histogram of ten 0.1 buckets and the boosted count, over live memories "
+        "with `min_quality ≤ quality_score ≤ max_quality`.",
+        parameters=[s.DistributionQuerySerializer],
+        responses=s.DistributionSerializer,
+    )
+    def get(self, request):
+        params = query_params(s.DistributionQuerySerializer, request)
+        return Response(queries.quality_distribution(request.user, **params))
+
+
+class MemoryQualityView(APIView):
+    @extend_schema(
+        summary="One memory's quality",
+        description="Current dimensions, provenance, boost state, the last 50 assessments and "
+        "boosts, and the findings that name it.",
+        parameters=[MEMORY_ID],
+        responses=s.MemoryQualitySerializer,
+    )
+    def get(self, request, memory_id):
+        memory = get_memory_for_user(request.user, memory_id)
+        return Response(s.MemoryQualitySerializer(queries.memory_quality(memory)).data)
+
+
+class EvaluateView(APIView):
+    @extend_schema(
+        summary="Re-evaluate memories",
+        description='Evaluates `memory_ids` (up to 1,000) or, with `"all": true`, every live memory. '
+        "With `query`, relevance is the cosine similarity to the query (and is kept until the next "
+        "evaluation). Each evaluation is recorded in the memory's assessment history.",
+        request=s.EvaluateRequestSerializer,
+        responses=s.EvaluateResponseSerializer,
+    )
+    def post(self, request):
+        params = body_params(s.EvaluateRequestSerializer, request)
+        ids = params.get("memory_ids")
+        evaluated = services.evaluate_quality(request.user, ids, params["query"])
+        memories = [] if ids is None else queries.current_quality(request.user, ids)
+        return Response(
+            {"status": "success", "evaluated": evaluated, "query": params["query"], "memories": memories}
+        )
+
+
+class ReportView(APIView):
+    @extend_schema(
+        summary="Quality report",
+        description="Statistics, dimension averages, open findings by type, the five most common "
+        "issues and recommendations, each with a `code` and an English `message`. Recommendation "
+        "rules (seed 001's analyzer): `low_average_quality` (average < WarningThreshold), "
+        "`weak_accuracy` / `weak_completeness` / `weak_consistency` / `weak_timeliness` (dimension "
+        "average < 0.6), `contradictions_found` (any open), `duplicates_found` (more than 3 open), "
+        "`many_low_quality` (over 25% in the low tier); and `outdated_found`, "
+        "`low_confidence_found` (any open).",
+        responses=s.ReportSerializer,
+    )
+    def get(self, request):
+        return Response(queries.quality_report(request.user))
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Improvement suggestions",
+        description="Memories below MinQualityThreshold, worst first, each with suggestion codes: "
+        "`add_corroboration` (accuracy < 0.5), `add_detail` (completeness < 0.5), "
+        "`resolve_contradiction` (an open contradiction), `find_supporting_evidence` "
+        "(consistency < 0.5), `verify_or_archive` (timeliness < 0.5).",
+    )
+)
+class ImprovementsView(ListAPIView):
+    serializer_class = s.ImprovementSerializer
+    pagination_class = Page
+    filter_backends = []
+
+    def get_queryset(self):
+        return queries.poor_memories(self.request.user)
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response([queries.improvement(memory) for memory in page])
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Low-quality memories",
+        description="Live memories with `quality_score < threshold` (default WarningThreshold), worst first.",
+        parameters=[s.LowQuerySerializer],
+    )
+)
+class LowQualityView(ListAPIView):
+    serializer_class = s.MemorySummarySerializer
+    pagination_class = Page
+    filter_backends = []
+
+    def get_queryset(self):
+        threshold = query_params(s.LowQuerySerializer, self.request)["threshold"]
+        return queries.low_quality_memories(self.request.user, threshold)
+
+    def list(self, request, *args, **kwargs):
+        page = self.paginate_queryset(self.get_queryset())
+        return self.get_paginated_response([queries.memory_summary(memory) for memory in page])
+
+
+@extend_schema_view(
+    get=extend_schema(
+        summary="Inconsistencies",
+        description="Findings of detection, most severe first; filter by `type`, `status`, "
+        "`memory` and `min_severity`.",
+    )
+)
+class InconsistencyListView(ListAPIView):
+    serializer_class = s.InconsistencySerializer
+    pagination_class = Page
+    filterset_class = InconsistencyFilterSet
+
+    def get_queryset(self):
+        return queries.inconsistencies_of(self.request.user).select_related("resolved_by")
+
+
+class InconsistencyDetailView(APIView):
+    @extend_schema(summary="One inconsistency", parameters=[FINDING_ID], responses=s.InconsistencySerializer)
+    def get(self, request, pk):
+        finding = queries.get_inconsistency_for_user(request.user, pk)
+        return Response(s.InconsistencySerializer(finding).data)
+
+
+class DetectView(APIView):
+    @extend_schema(
+        summary="Detect inconsistencies",
+        description="Runs detection over your live memories: duplicates and contradictions among "
+        "each memory's nearest neighbours and CONTRADICTS links, outdated and low-confidence "
+        "memories. Idempotent; dismissed findings stay dismissed.",
+        request=None,
+        responses=s.DetectResponseSerializer,
+    )
+    def post(self, request):
+        return Response({"status": "success", **services.detect_for_owner(request.user)})
+
+
+class ResolveView(APIView):
+    @extend_schema(
+        summary="Resolve an inconsistency",
+        description="`keep_both`; `archive` (`memory_id`: which one); `merge` (duplicates: "
+        "`memory_id` is kept, default the better one; the other is archived and its source "
+        "corroborates the kept one); `link_contradicts`, `link_invalidated_by` (`memory_id` is the "
+        "edge's source; for INVALIDATED_BY the default is the older memory; `reason` is stored on "
+        "the edge). Only open findings can be resolved (409 otherwise).",
+        parameters=[FINDING_ID],
+        request=s.ResolveRequestSerializer,
+        responses=s.InconsistencySerializer,
+    )
+    def post(self, request, pk):
+        finding = queries.get_inconsistency_for_user(request.user, pk)
+        params = body_params(s.ResolveRequestSerializer, request)
+        finding = services.resolve_inconsistency(
+            finding, params["action"], request.user, params.get("memory_id"), params["reason"]
+        )
+        return Response(s.InconsistencySerializer(finding).data)
+
+
+class DismissView(APIView):
+    @extend_schema(
+        summary="Dismiss an inconsistency",
+        description="A dismissed finding stays dismissed when detection runs again.",
+        parameters=[FINDING_ID],
+        request=None,
+        responses=s.InconsistencySerializer,
+    )
+    def post(self, request, pk):
+        finding = queries.get_inconsistency_for_user(request.user, pk)
+        return Response(s.InconsistencySerializer(services.dismiss_inconsistency(finding, request.user)).data)
+
+
+@extend_schema_view(get=extend_schema(summary="Association boost history", description="Newest first."))
+class BoostListView(ListAPIView):
+    serializer_class = s.BoostSerializer
+    pagination_class = Page
+    filter_backends = []
+
+    def get_queryset(self):
+        return queries.boosts_of(self.request.user).order_by("-created_at", "-pk")
+
+
+class TrendsView(APIView):
+    @extend_schema(
+        summary="Quality trends",
+        description="Snapshots (taken by consolidation) and daily averages of assessments over the "
+        "last `days` days (1–365, default 30), with a trend per dimension: `improving`, "
+        "`declining` or `stable` (change within ±0.01).",
+        parameters=[s.TrendsQuerySerializer],
+        responses=s.TrendsSerializer,
+    )
+    def get(self, request):
+        days = query_params(s.TrendsQuerySerializer, request)["days"]
+        return Response(queries.quality_trends(request.user, days))

@@ -1,0 +1,176 @@
+"""Writes of the quality app: evaluation on demand, detection, and reviewers' decisions on findings.
+
+Each public function is one transaction. Resolving or dismissing a finding re-evaluates the
+memories it names, because an open contradiction lowers their consistency.
+"""
+
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from graph.services import Link, associate_memories
+from memories import embeddings
+from memories.models import Memory
+from memories.services import archive_memory, corroborate_memory
+from memsite.api.exceptions import ApiError
+from quality.detection import detect_inconsistencies
+from quality.metrics import evaluate_memories
+from quality.models import Inconsistency, Trigger
+
+
+class Action:
+    KEEP_BOTH = "keep_both"
+    ARCHIVE = "archive"
+    MERGE = "merge"
+    LINK_CONTRADICTS = "link_contradicts"
+    LINK_INVALIDATED_BY = "link_invalidated_by"
+    ALL = [KEEP_BOTH, ARCHIVE, MERGE, LINK_CONTRADICTS, LINK_INVALIDATED_BY]
+    PAIR_ONLY = {KEEP_BOTH, MERGE, LINK_CONTRADICTS, LINK_INVALIDATED_BY}
+
+
+ARCHIVED_ELSEWHERE = "memory_archived"
+DISMISSED = "dismissed"
+LINK_STRENGTH = 0.5
+
+
+def evaluate_quality(owner, memory_ids=None, query=""):
+    """Re-evaluate the owner's memories (all live ones when `memory_ids` is None).
+
+    With a query, relevance is the cosine similarity to the query's embedding. Ids must be the
+    owner's: any other id answers 404 like a missing memory. Answers the number evaluated.
+    """
+    if memory_ids is not None:
+        wanted = set(memory_ids)
+        owned = set(Memory.objects.filter(owner=owner, pk__in=wanted).values_list("pk", flat=True))
+        if owned != wanted:
+            raise ApiError("Memory not found", 404)
+    vector = embeddings.embed(query) if query else None
+    with transaction.atomic():
+        return evaluate_memories(
+            None if memory_ids is None else sorted(wanted),
+            Trigger.EVALUATE,
+            query_embedding=vector,
+            owner=owner,
+            query_text=query,
+        )
+
+
+def detect_for_owner(owner):
+    """Run detection over one owner's memories; answers the run's summary."""
+    return detect_inconsistencies(owner).as_dict()
+
+
+def _close(finding, status, resolution, user):
+    finding.status = status
+    finding.resolution = resolution
+    finding.resolved_at = timezone.now()
+    finding.resolved_by = user
+    finding.save(update_fields=["status", "resolution", "resolved_at", "resolved_by"])
+
+
+def _pair(finding):
+    return [memory for memory in (finding.memory1, finding.memory2) if memory is not None]
+
+
+def _chosen(finding, memory_id, default):
+    """The memory of the finding that `memory_id` names, else `default`."""
+    if memory_id is None:
+        return default
+    for memory in _pair(finding):
+        if memory.pk == memory_id:
+            return memory
+    raise ApiError("'memory_id' must be one of the finding's memories", 400)
+
+
+def _other(finding, memory):
+    return finding.memory2 if memory.pk == finding.memory1_id else finding.memory1
+
+
+def _archive(finding, memory, user):
+    """Archive `memory` and close the other open findings that name it."""
+    archive_memory(memory, reason=f"inconsistency {finding.pk}: {finding.type}")
+    others = Inconsistency.objects.filter(Q(memory1=memory) | Q(memory2=memory), status="open").exclude(
+        pk=finding.pk
+    )
+    affected = set(others.values_list("memory1_id", flat=True)) | set(
+        others.exclude(memory2=None).values_list("memory2_id", flat=True)
+    )
+    others.update(
+        status="resolved", resolution=ARCHIVED_ELSEWHERE, resolved_at=timezone.now(), resolved_by=user
+    )
+    return affected
+
+
+def _merge(finding, keep, user):
+    """Archive the other duplicate and count its source as corroboration of the kept one."""
+    drop = _other(finding, keep)
+    corroborate_memory(keep, drop.source_id or f"memory:{drop.pk}")
+    return _archive(finding, drop, user)
+
+
+def _link(owner, source, target, relation_type, reason):
+    properties = {"reason": reason} if reason else {}
+    associate_memories(owner.pk, [Link(source.pk, target.pk, relation_type, LINK_STRENGTH, properties)])
+
+
+def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
+    """Resolve an open finding with one of `Action.ALL`; answers the updated finding.
+
+    - keep_both: both memories stay as they are.
+    - archive: archives `memory_id` (required for a pair; a single-memory finding archives its one).
+    - merge (duplicates only): keeps `memory_id` (default: the higher effective quality, then the
+      older), archives the other and adds its source as a corroborating source of the kept one.
+    - link_contradicts: a CONTRADICTS association from `memory_id` (default memory1) to the other.
+    - link_invalidated_by: an INVALIDATED_BY association from the invalidated memory `memory_id`
+      (default: the older one) to the other.
+    Link actions store `reason` as the association's `reason` property.
+    """
+    if action not in Action.ALL:
+        raise ApiError(f"'action' must be one of: {', '.join(Action.ALL)}", 400)
+    with transaction.atomic():
+        finding = (
+            Inconsistency.objects.select_for_update(of=("self",))
+            .select_related("memory1", "memory2")
+            .get(pk=finding.pk)
+        )
+        if finding.status != Inconsistency.Status.OPEN:
+            raise ApiError(f"Inconsistency is already {finding.status}", 409)
+        if action in Action.PAIR_ONLY and finding.memory2 is None:
+            raise ApiError(f"'{action}' needs a finding between two memories", 400)
+        if action == Action.MERGE and finding.type != Inconsistency.Type.DUPLICATE:
+            raise ApiError("'merge' applies only to duplicates", 400)
+        owner = finding.memory1.owner
+        touched = {memory.pk for memory in _pair(finding)}
+        if action == Action.ARCHIVE:
+            if memory_id is None and finding.memory2 is not None:
+                raise ApiError("'memory_id' is required: which memory to archive", 400)
+            chosen = _chosen(finding, memory_id, finding.memory1)
+            touched |= _archive(finding, chosen, user)
+        elif action == Action.MERGE:
+            better = max(
+                _pair(finding), key=lambda memory: (memory.quality_score, -memory.created_at.timestamp())
+            )
+            touched |= _merge(finding, _chosen(finding, memory_id, better), user)
+        elif action == Action.LINK_CONTRADICTS:
+            source = _chosen(finding, memory_id, finding.memory1)
+            _link(owner, source, _other(finding, source), "CONTRADICTS", reason)
+        elif action == Action.LINK_INVALIDATED_BY:
+            older = min(_pair(finding), key=lambda memory: memory.created_at)
+            source = _chosen(finding, memory_id, older)
+            _link(owner, source, _other(finding, source), "INVALIDATED_BY", reason)
+        _close(finding, Inconsistency.Status.RESOLVED, action, user)
+        evaluate_memories(sorted(touched), Trigger.FINDING)
+    finding.refresh_from_db()
+    return finding
+
+
+def dismiss_inconsistency(finding, user):
+    """Dismiss an open finding: later detection runs leave it dismissed."""
+    with transaction.atomic():
+        finding = Inconsistency.objects.select_for_update().get(pk=finding.pk)
+        if finding.status != Inconsistency.Status.OPEN:
+            raise ApiError(f"Inconsistency is already {finding.status}", 409)
+        _close(finding, Inconsistency.Status.DISMISSED, DISMISSED, user)
+        evaluate_memories([pk for pk in (finding.memory1_id, finding.memory2_id) if pk], Trigger.FINDING)
+    finding.refresh_from_db()
+    return finding
