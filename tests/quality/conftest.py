@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 from django.utils import timezone
 
+from graph import age
 from memories import embeddings
 from memories.models import Memory
 from memories.services import content_hash
@@ -21,7 +22,7 @@ def make_memory(embed):
 
     def create(owner, content, days_old=0, **fields):
         moment = timezone.now() - timedelta(days=days_old)
-        return Memory.objects.create(
+        memory = Memory.objects.create(
             owner=owner,
             content=content,
             content_hash=content_hash(content),
@@ -31,6 +32,8 @@ def make_memory(embed):
             provenance_updated_at=moment,
             **fields,
         )
+        age.add_memory_vertices([memory])
+        return memory
 
     return create
 

@@ -1,0 +1,211 @@
+import pytest
+
+from graph.age import cypher
+from graph.models import Association
+from memories.models import Memory
+from quality.models import Inconsistency
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def contradiction(alice, alice_client, make_memory):
+    online = make_memory(alice, "The user is online", days_old=3)
+    offline = make_memory(alice, "The user is not online")
+    response = alice_client.post("/api/quality/inconsistencies/detect")
+    assert response.status_code == 200
+    return Inconsistency.objects.get(type="contradiction"), online, offline
+
+
+@pytest.fixture
+def duplicate(alice, alice_client, make_memory):
+    first = make_memory(alice, "User logged in successfully", source_id="session-log", quality_score=0.4)
+    second = make_memory(alice, "User logged in successfully", source_id="audit-log", quality_score=0.6)
+    alice_client.post("/api/quality/inconsistencies/detect")
+    return Inconsistency.objects.get(type="duplicate"), first, second
+
+
+def resolve(client, finding, **body):
+    return client.post(f"/api/quality/inconsistencies/{finding.pk}/resolve", body, format="json")
+
+
+def test_detect_answers_the_runs_summary(alice_client, alice, make_memory):
+    make_memory(alice, "The user is online")
+    make_memory(alice, "The user is not online")
+    body = alice_client.post("/api/quality/inconsistencies/detect").json()
+    assert body["status"] == "success"
+    assert body["scanned"] == 2
+    assert body["found"]["contradiction"] == 1
+    assert body["created"] == 1
+
+
+def test_detect_covers_only_the_callers_memories(bob_client, alice, make_memory):
+    make_memory(alice, "The user is online")
+    make_memory(alice, "The user is not online")
+    assert bob_client.post("/api/quality/inconsistencies/detect").json()["scanned"] == 0
+    assert not Inconsistency.objects.exists()
+
+
+def test_the_list_shows_findings_with_both_memories(alice_client, contradiction):
+    finding, online, offline = contradiction
+    body = alice_client.get("/api/quality/inconsistencies").json()
+    assert body["count"] == 1
+    [row] = body["results"]
+    assert row["type"] == "contradiction"
+    assert {row["memory1"]["content"], row["memory2"]["content"]} == {online.content, offline.content}
+
+
+def test_the_list_filters_by_type_and_status(alice_client, contradiction):
+    assert alice_client.get("/api/quality/inconsistencies", {"type": "duplicate"}).json()["count"] == 0
+    assert alice_client.get("/api/quality/inconsistencies", {"status": "open"}).json()["count"] == 1
+    assert alice_client.get("/api/quality/inconsistencies", {"status": "dismissed"}).json()["count"] == 0
+
+
+@pytest.mark.parametrize("params", [{"type": "bogus"}, {"status": "closed"}, {"min_severity": "x"}])
+def test_the_list_rejects_unknown_filter_values(alice_client, params):
+    response = alice_client.get("/api/quality/inconsistencies", params)
+    assert response.status_code == 400
+    assert response.json()["status"] == "error"
+
+
+def test_another_users_finding_is_not_found(bob_client, contradiction):
+    finding, _, _ = contradiction
+    assert bob_client.get("/api/quality/inconsistencies").json()["count"] == 0
+    assert bob_client.get(f"/api/quality/inconsistencies/{finding.pk}").status_code == 404
+    assert bob_client.post(f"/api/quality/inconsistencies/{finding.pk}/dismiss").status_code == 404
+    response = resolve(bob_client, finding, action="keep_both")
+    assert (response.status_code, response.json()["message"]) == (404, "Inconsistency not found")
+    finding.refresh_from_db()
+    assert finding.status == "open"
+
+
+def test_keep_both_resolves_and_restores_consistency(alice_client, contradiction):
+    finding, online, _ = contradiction
+    online.refresh_from_db()
+    assert online.quality_consistency < 0.3
+    body = resolve(alice_client, finding, action="keep_both").json()
+    assert (body["status"], body["resolution"], body["resolved_by"]) == ("resolved", "keep_both", "alice")
+    online.refresh_from_db()
+    assert online.quality_consistency == pytest.approx(0.3)
+
+
+def test_archive_archives_the_named_memory(alice_client, contradiction):
+    finding, online, offline = contradiction
+    body = resolve(alice_client, finding, action="archive", memory_id=str(offline.pk)).json()
+    assert body["resolution"] == "archive"
+    offline.refresh_from_db()
+    online.refresh_from_db()
+    assert offline.is_archived
+    assert not online.is_archived
+
+
+def test_archive_needs_to_know_which_memory(alice_client, contradiction):
+    finding, _, _ = contradiction
+    response = resolve(alice_client, finding, action="archive")
+    assert response.status_code == 400
+    assert response.json()["message"] == "'memory_id' is required: which memory to archive"
+
+
+def test_archive_refuses_a_memory_outside_the_finding(alice_client, alice, make_memory, contradiction):
+    finding, _, _ = contradiction
+    stranger = make_memory(alice, "Unrelated")
+    response = resolve(alice_client, finding, action="archive", memory_id=str(stranger.pk))
+    assert response.json()["message"] == "'memory_id' must be one of the finding's memories"
+
+
+def test_merge_keeps_the_better_duplicate_and_counts_the_other_as_corroboration(alice_client, duplicate):
+    finding, worse, better = duplicate
+    body = resolve(alice_client, finding, action="merge").json()
+    assert body["resolution"] == "merge"
+    worse.refresh_from_db()
+    better.refresh_from_db()
+    assert worse.is_archived
+    assert not better.is_archived
+    assert better.corroborating_sources == ["session-log"]
+    assert better.quality_accuracy == pytest.approx(0.75)
+
+
+def test_merge_keeps_the_named_duplicate(alice_client, duplicate):
+    finding, worse, better = duplicate
+    resolve(alice_client, finding, action="merge", memory_id=str(worse.pk))
+    worse.refresh_from_db()
+    better.refresh_from_db()
+    assert better.is_archived
+    assert worse.corroborating_sources == ["audit-log"]
+
+
+def test_merge_applies_only_to_duplicates(alice_client, contradiction):
+    finding, _, _ = contradiction
+    response = resolve(alice_client, finding, action="merge")
+    assert response.status_code == 400
+    assert response.json()["message"] == "'merge' applies only to duplicates"
+
+
+def test_link_contradicts_creates_the_association_and_its_graph_edge(alice_client, contradiction):
+    finding, _, _ = contradiction
+    resolve(alice_client, finding, action="link_contradicts", reason="status changed")
+    edge = Association.objects.get(relation_type="CONTRADICTS")
+    assert (edge.source_id, edge.target_id) == (finding.memory1_id, finding.memory2_id)
+    assert edge.properties == {"reason": "status changed"}
+    rows = cypher(
+        "MATCH (a:Memory {id: $a})-[r:CONTRADICTS]->(b:Memory {id: $b}) RETURN count(r)",
+        {"a": str(finding.memory1_id), "b": str(finding.memory2_id)},
+    )
+    assert rows == [(1,)]
+
+
+def test_link_invalidated_by_points_from_the_older_memory_to_the_newer(alice_client, contradiction):
+    finding, online, offline = contradiction
+    resolve(alice_client, finding, action="link_invalidated_by")
+    edge = Association.objects.get(relation_type="INVALIDATED_BY")
+    assert (edge.source_id, edge.target_id) == (online.pk, offline.pk)
+
+
+def test_a_linked_contradiction_stays_resolved_on_the_next_run(alice_client, contradiction):
+    finding, _, _ = contradiction
+    resolve(alice_client, finding, action="link_contradicts")
+    alice_client.post("/api/quality/inconsistencies/detect")
+    finding.refresh_from_db()
+    assert finding.status == "resolved"
+
+
+def test_dismiss_keeps_the_finding_dismissed_on_the_next_run(alice_client, contradiction):
+    finding, online, _ = contradiction
+    body = alice_client.post(f"/api/quality/inconsistencies/{finding.pk}/dismiss").json()
+    assert (body["status"], body["resolution"]) == ("dismissed", "dismissed")
+    alice_client.post("/api/quality/inconsistencies/detect")
+    finding.refresh_from_db()
+    assert finding.status == "dismissed"
+    online.refresh_from_db()
+    assert online.quality_consistency == pytest.approx(0.3)
+
+
+def test_a_closed_finding_cannot_be_resolved_again(alice_client, contradiction):
+    finding, _, _ = contradiction
+    resolve(alice_client, finding, action="keep_both")
+    response = resolve(alice_client, finding, action="keep_both")
+    assert response.status_code == 409
+    assert response.json()["message"] == "Inconsistency is already resolved"
+    response = alice_client.post(f"/api/quality/inconsistencies/{finding.pk}/dismiss")
+    assert response.status_code == 409
+
+
+@pytest.mark.parametrize(
+    "body",
+    [{}, {"action": "burn"}, {"action": "archive", "memory_id": "nope"}, {"action": 3}, {"reason": "x"}],
+)
+def test_resolve_rejects_bad_bodies(alice_client, contradiction, body):
+    finding, _, _ = contradiction
+    response = resolve(alice_client, finding, **body)
+    assert response.status_code == 400
+    assert response.json()["status"] == "error"
+
+
+def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, alice, make_memory):
+    old = make_memory(alice, "The office is on the third floor", days_old=400)
+    alice_client.post("/api/quality/inconsistencies/detect")
+    finding = Inconsistency.objects.get(type="outdated")
+    response = resolve(alice_client, finding, action="keep_both")
+    assert response.json()["message"] == "'keep_both' needs a finding between two memories"
+    assert resolve(alice_client, finding, action="archive").status_code == 200
+    assert Memory.objects.get(pk=old.pk).is_archived
