@@ -105,10 +105,10 @@ class MemoryAdmin(admin.ModelAdmin):
         "owner",
         "memory_type",
         "quality",
-        "quality_boost_applied",
+        "boosted",
         "protected",
         "live",
-        "created_at",
+        "created",
     ]
     list_filter = [QualityTierFilter, "memory_type", ArchivedFilter, "quality_boost_applied", "protected"]
     search_fields = ["content"]
@@ -207,6 +207,14 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.display(description="quality", ordering="quality_score")
     def quality(self, memory):
         return f"{memory.quality_score:.2f}"
+
+    @admin.display(description="boosted", boolean=True, ordering="quality_boost_applied")
+    def boosted(self, memory):
+        return memory.quality_boost_applied
+
+    @admin.display(description="created", ordering="created_at")
+    def created(self, memory):
+        return memory.created_at.date()
 
     @admin.display(description="live", boolean=True, ordering="archived_at")
     def live(self, memory):

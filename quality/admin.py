@@ -1,6 +1,8 @@
-from django.contrib import admin
+from django.contrib import admin, messages
 
+from memsite.api.exceptions import ApiError
 from quality.models import ConsolidationRun, Inconsistency, QualityAssessment, QualityBoost
+from quality.services import Action, dismiss_inconsistency, resolve_inconsistency
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -27,6 +29,7 @@ class InconsistencyAdmin(admin.ModelAdmin):
     list_select_related = ["memory1", "memory2"]
     show_full_result_count = False
     list_per_page = 50
+    actions = ["resolve_keep_both", "resolve_archive", "dismiss"]
     readonly_fields = [
         "type",
         "memory1",
@@ -46,6 +49,42 @@ class InconsistencyAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def _apply(self, request, queryset, decide, verb):
+        done, skipped = 0, []
+        for finding in queryset.select_related("memory1", "memory2"):
+            try:
+                decide(finding)
+                done += 1
+            except ApiError as error:
+                skipped.append(f"#{finding.pk}: {error.detail}")
+        self.message_user(request, f"{verb} {done} findings.", messages.SUCCESS)
+        if skipped:
+            self.message_user(request, "Skipped " + "; ".join(skipped), messages.WARNING)
+
+    @admin.action(description="Resolve: keep both memories")
+    def resolve_keep_both(self, request, queryset):
+        self._apply(
+            request,
+            queryset,
+            lambda finding: resolve_inconsistency(finding, Action.KEEP_BOTH, request.user),
+            "Resolved",
+        )
+
+    @admin.action(description="Resolve: archive the memory (outdated and low-confidence findings)")
+    def resolve_archive(self, request, queryset):
+        self._apply(
+            request,
+            queryset,
+            lambda finding: resolve_inconsistency(finding, Action.ARCHIVE, request.user),
+            "Resolved",
+        )
+
+    @admin.action(description="Dismiss (detection will not raise them again)")
+    def dismiss(self, request, queryset):
+        self._apply(
+            request, queryset, lambda finding: dismiss_inconsistency(finding, request.user), "Dismissed"
+        )
 
 
 @admin.register(QualityBoost)
