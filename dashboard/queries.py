@@ -2,61 +2,98 @@
 
 from datetime import timedelta
 
+from django.contrib.auth import get_user_model
+from django.contrib.postgres.fields import ArrayField
 from django.core.paginator import Paginator
-from django.db.models import Avg, Count, F, Q, Sum, Value
-from django.db.models.functions import Floor, Least, TruncDate
+from django.db.models import Avg, Count, Exists, F, Func, OuterRef, Prefetch, Q, Sum, UUIDField
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from graph.models import Association
 from memories.models import Memory
-from quality.models import ConsolidationRun, Inconsistency, QualityAssessment, QualityBoost, QualitySnapshot
+from quality.consolidation import PHASE_LABELS, PHASES
+from quality.models import (
+    ConsolidationRun,
+    Inconsistency,
+    QualityAssessment,
+    QualityBoost,
+    QualitySnapshot,
+    Trigger,
+)
+from quality.queries import DIMENSIONS, HIGH, MEDIUM
 
-HIGH = 0.7
-MEDIUM = 0.5
-DIMENSIONS = ["accuracy", "completeness", "consistency", "timeliness", "relevance"]
 TREND_DAYS = 30
+PHASE_ORDER = {name: index for index, (name, _, _) in enumerate(PHASES)}
+
+
+LIVE = Q(archived_at__isnull=True)
+BUCKETS = 10
+RANKED = 10
 
 
 def live_memories():
-    return Memory.objects.filter(archived_at__isnull=True)
+    return Memory.objects.filter(LIVE).defer("embedding", "search_vector")
 
 
-def quality_summary(queryset):
-    """Count, average, tier counts and dimension averages of a memory queryset, in one query."""
-    summary = queryset.aggregate(
-        total=Count("id"),
-        average=Avg("quality_score"),
-        high=Count("id", filter=Q(quality_score__gte=HIGH)),
-        medium=Count("id", filter=Q(quality_score__gte=MEDIUM, quality_score__lt=HIGH)),
-        low=Count("id", filter=Q(quality_score__lt=MEDIUM)),
-        boosted=Count("id", filter=Q(quality_boost_applied=True)),
-        protected=Count("id", filter=Q(protected=True)),
-        **{name: Avg(f"quality_{name}") for name in DIMENSIONS},
-    )
+def _bucket(index):
+    lower = Q(quality_score__gte=index / BUCKETS)
+    return lower & Q(quality_score__lt=(index + 1) / BUCKETS) if index < BUCKETS - 1 else lower
+
+
+def _summary_aggregates(live):
+    """Count, average, tiers, dimension averages and the ten 0.1-wide quality buckets."""
+    return {
+        "total": Count("id", filter=live),
+        "average": Avg("quality_score", filter=live),
+        "high": Count("id", filter=live & Q(quality_score__gte=HIGH)),
+        "medium": Count("id", filter=live & Q(quality_score__gte=MEDIUM, quality_score__lt=HIGH)),
+        "low": Count("id", filter=live & Q(quality_score__lt=MEDIUM)),
+        "boosted": Count("id", filter=live & Q(quality_boost_applied=True)),
+        "protected": Count("id", filter=live & Q(protected=True)),
+        **{name: Avg(f"quality_{name}", filter=live) for name in DIMENSIONS},
+        **{f"bucket_{index}": Count("id", filter=live & _bucket(index)) for index in range(BUCKETS)},
+    }
+
+
+def _shape(summary):
     summary["tiers"] = {name: summary[name] for name in ("high", "medium", "low")}
     summary["dimensions"] = {name: summary[name] for name in DIMENSIONS}
+    summary["histogram"] = [summary.pop(f"bucket_{index}") for index in range(BUCKETS)]
     return summary
 
 
-def quality_histogram(queryset):
-    """Memory counts in ten 0.1-wide buckets of quality_score (1.0 falls in the last)."""
-    rows = (
-        queryset.annotate(bucket=Least(Floor(F("quality_score") * 10), Value(9.0)))
-        .values("bucket")
-        .annotate(count=Count("id"))
-        .order_by()
+class FirstIds(Func):
+    """The first `size` ids of the table in the given order, collected during the same scan as
+    the other aggregates (an ORDER BY ... LIMIT would scan the table again)."""
+
+    template = "(%(function)s(%(expressions)s ORDER BY %(ordering)s))[1:%(size)d]"
+    function = "array_agg"
+    contains_aggregate = True
+    output_field = ArrayField(UUIDField())
+
+    def __init__(self, ordering, size=RANKED, **extra):
+        super().__init__("id", ordering=ordering, size=size, **extra)
+
+
+def quality_summary(queryset):
+    """Everything the quality page needs about a (live) memory queryset, in one scan."""
+    return _shape(
+        queryset.aggregate(
+            **_summary_aggregates(Q()),
+            top_ids=FirstIds("quality_score DESC, id"),
+            bottom_ids=FirstIds("quality_score ASC, id"),
+        )
     )
-    buckets = [0] * 10
-    for row in rows:
-        buckets[int(row["bucket"])] = row["count"]
-    return buckets
 
 
 def quality_trend(owner=None, memories=None, days=TREND_DAYS):
     """Daily average quality from consolidation snapshots and from the day's evaluations."""
     since = timezone.now() - timedelta(days=days)
     snapshots = QualitySnapshot.objects.filter(taken_at__gte=since)
-    assessments = QualityAssessment.objects.filter(evaluated_at__gte=since, query="")
+    # Consolidation re-evaluates every memory and is already summarised by its snapshots.
+    assessments = QualityAssessment.objects.filter(evaluated_at__gte=since, query="").exclude(
+        trigger=Trigger.CONSOLIDATION
+    )
     if owner is not None:
         snapshots = snapshots.filter(owner=owner)
     if memories is not None:
@@ -83,14 +120,14 @@ def quality_trend(owner=None, memories=None, days=TREND_DAYS):
     }
 
 
-def ranked_memories(queryset, limit=10):
-    """The best and the worst memories of a queryset by effective quality."""
-    base = queryset.select_related("owner").only(
-        "id", "content", "memory_type", "tags", "quality_score", "quality_boost_applied", "owner__username"
-    )
+def ranked_memories(summary):
+    """The best and the worst memories whose ids quality_summary picked, best and worst first."""
+    ids = [*summary["top_ids"], *summary["bottom_ids"]]
+    rows = Memory.objects.filter(pk__in=ids).select_related("owner").defer("embedding", "search_vector")
+    by_id = {memory.pk: memory for memory in rows}
     return {
-        "top": list(base.order_by("-quality_score", "id")[:limit]),
-        "bottom": list(base.order_by("quality_score", "id")[:limit]),
+        "top": [by_id[pk] for pk in summary["top_ids"] if pk in by_id],
+        "bottom": [by_id[pk] for pk in summary["bottom_ids"] if pk in by_id],
     }
 
 
@@ -105,15 +142,15 @@ def open_inconsistency_counts():
 
 
 def overview():
-    summary = quality_summary(live_memories())
     totals = Memory.objects.aggregate(
-        archived=Count("id", filter=Q(archived_at__isnull=False)),
-        owners=Count("owner", distinct=True),
+        **_summary_aggregates(LIVE), archived=Count("id", filter=Q(archived_at__isnull=False))
     )
+    archived = totals.pop("archived")
+    owners = get_user_model().objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
     return {
-        "summary": summary,
-        "archived": totals["archived"],
-        "owners": totals["owners"],
+        "summary": _shape(totals),
+        "archived": archived,
+        "owners": owners.count(),
         "associations": Association.objects.count(),
         "inconsistencies": open_inconsistency_counts(),
         "runs": run_rows(limit=5),
@@ -130,12 +167,18 @@ def inconsistency_counts():
     return {"cells": counts, "by_status": by_status}
 
 
-def inconsistency_page(status, kind, page, per_page=10):
-    queryset = Inconsistency.objects.select_related("memory1__owner", "memory2__owner", "resolved_by")
-    if status:
-        queryset = queryset.filter(status=status)
-    if kind:
-        queryset = queryset.filter(type=kind)
+def _with_memories(queryset, *fields):
+    """Fetch the memories of each row in one extra query, after sorting and slicing: joining the
+    memory table first would make PostgreSQL join every row before it can sort."""
+    memories = Memory.objects.select_related("owner").defer("embedding", "search_vector")
+    return queryset.prefetch_related(*(Prefetch(field, queryset=memories) for field in fields))
+
+
+def inconsistencies():
+    return _with_memories(Inconsistency.objects.select_related("resolved_by"), "memory1", "memory2")
+
+
+def paginate(queryset, page, per_page):
     return Paginator(queryset, per_page).get_page(page)
 
 
@@ -149,9 +192,7 @@ def boost_overview(page, per_page=20, recent=300):
             "connection_count": boost.connection_count,
             "label": boost.memory.content[:60],
         }
-        for boost in QualityBoost.objects.select_related("memory").only(
-            "created_at", "kind", "quality_before", "quality_after", "connection_count", "memory__content"
-        )[:recent]
+        for boost in _with_memories(QualityBoost.objects.all(), "memory")[:recent]
     ]
     kinds = dict(QualityBoost.objects.values_list("kind").annotate(count=Count("id")).order_by())
     boosted = (
@@ -163,15 +204,17 @@ def boost_overview(page, per_page=20, recent=300):
     return {
         "boosts": boosts,
         "kinds": kinds,
-        "page": Paginator(boosted, per_page).get_page(page),
-        "recent_rows": QualityBoost.objects.select_related("memory", "run")[:15],
+        "page": paginate(boosted, page, per_page),
+        "recent_rows": _with_memories(QualityBoost.objects.select_related("run"), "memory")[:15],
     }
 
 
 def memory_detail(memory):
     """History and findings of one memory."""
-    findings = Inconsistency.objects.filter(Q(memory1=memory) | Q(memory2=memory)).select_related(
-        "memory1", "memory2", "resolved_by"
+    findings = _with_memories(
+        Inconsistency.objects.filter(Q(memory1=memory) | Q(memory2=memory)).select_related("resolved_by"),
+        "memory1",
+        "memory2",
     )
     return {
         "assessments": list(memory.assessments.order_by("-evaluated_at")[:50]),
@@ -180,18 +223,45 @@ def memory_detail(memory):
     }
 
 
+def direct_links(memory_id, edges, nodes):
+    """The memory's own edges (one hop) as table rows, strongest first."""
+    centre = str(memory_id)
+    labels = {node["id"]: node["content"] for node in nodes}
+    rows = []
+    for edge in edges:
+        if centre not in (edge["source"], edge["target"]):
+            continue
+        outgoing = edge["source"] == centre
+        other = edge["target"] if outgoing else edge["source"]
+        if other in labels:
+            rows.append(
+                {
+                    "relation_type": edge["type"],
+                    "direction": "outgoing" if outgoing else "incoming",
+                    "memory_id": other,
+                    "label": labels[other],
+                    "strength": edge["strength"],
+                }
+            )
+    return sorted(rows, key=lambda row: -row["strength"])
+
+
 def run_rows(limit=20):
     """Recent consolidation runs with their phases as (name, duration, counts) rows."""
     rows = []
     for run in ConsolidationRun.objects.select_related("started_by")[:limit]:
         phases = []
-        for name, values in (run.phases or {}).items():
+        for name, values in sorted((run.phases or {}).items(), key=lambda item: PHASE_ORDER.get(item[0], 99)):
             values = values if isinstance(values, dict) else {"count": values}
-            counts = {key: value for key, value in values.items() if key != "duration_ms"}
+            counts = {
+                key.replace("_", " "): ("yes" if value else "no") if isinstance(value, bool) else value
+                for key, value in values.items()
+                if key != "duration_ms"
+            }
             phases.append(
                 {
                     "name": name,
-                    "label": name.replace("_", " ").capitalize(),
+                    "label": PHASE_LABELS.get(name, name.replace("_", " ").capitalize()),
                     "duration_ms": values.get("duration_ms"),
                     "counts": counts,
                 }

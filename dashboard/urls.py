@@ -7,7 +7,11 @@ urlpatterns = [
     path("", views.overview, name="overview"),
     path("quality/", views.quality, name="quality"),
     path("inconsistencies/", views.inconsistencies, name="inconsistencies"),
+    path("inconsistencies/<int:pk>/resolve/", views.resolve, name="resolve"),
     path("boosts/", views.boosts, name="boosts"),
     path("memories/<uuid:memory_id>/", views.memory_detail, name="memory"),
+    path("memories/<uuid:memory_id>/reset-boost/", views.reset_memory_boost, name="reset_boost"),
     path("consolidation/", views.consolidation, name="consolidation"),
+    path("consolidation/start/", views.start_consolidation, name="start_consolidation"),
+    path("consolidation/runs/<int:pk>/progress/", views.run_progress, name="run_progress"),
 ]

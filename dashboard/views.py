@@ -1,17 +1,35 @@
 """Server-rendered dashboard pages for staff. Reads come from dashboard.queries, figures from
 quality.charts, and every action calls the same service as the API."""
 
+import logging
+import threading
 from functools import wraps
 
+from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.core.exceptions import PermissionDenied
-from django.shortcuts import get_object_or_404, render
+from django.db import connection
+from django.http import JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_POST
 
 from dashboard import queries
 from dashboard.filters import MemoryFilterSet
+from dashboard.forms import DISMISS, ResolveForm, StartConsolidationForm, resolution_choices
+from graph import queries as graph_queries
 from memories.models import Memory
+from memsite.api.exceptions import ApiError
 from quality import charts
-from quality.models import Inconsistency
+from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from quality.filters import InconsistencyFilterSet
+from quality.models import ConsolidationRun, Inconsistency
+from quality.services import dismiss_inconsistency, resolve_inconsistency
+
+logger = logging.getLogger(__name__)
+# A memory with few neighbours also shows their neighbours; a hub shows its own links only.
+SECOND_HOP_BELOW = 12
+RUN_START_WAIT_SECONDS = 10
+NEIGHBOURHOOD_NODES = 40
 
 
 def staff_required(view):
@@ -22,7 +40,7 @@ def staff_required(view):
         if not request.user.is_authenticated:
             return redirect_to_login(request.get_full_path())
         if not request.user.is_staff:
-            raise PermissionDenied("The dashboard is for staff only")
+            return render(request, "dashboard/forbidden.html", status=403)
         return view(request, *args, **kwargs)
 
     return wrapper
@@ -39,7 +57,7 @@ def overview(request):
             **data,
             "nav": "overview",
             "inconsistency_types": Inconsistency.Type.choices,
-            "tier_chart": charts.tier_bars(data["summary"]["tiers"]),
+            "tier_chart": charts.tier_bars(data["summary"]["tiers"], height=280),
             "trend_chart": charts.quality_trend(trend["snapshots"], trend["assessments"]),
         },
     )
@@ -61,9 +79,9 @@ def quality(request):
             "filterset": filterset,
             "filtered": filtered,
             "summary": summary,
-            "ranked": queries.ranked_memories(memories),
-            "histogram_chart": charts.quality_histogram(queries.quality_histogram(memories)),
-            "tier_chart": charts.tier_bars(summary["tiers"]),
+            "ranked": queries.ranked_memories(summary),
+            "histogram_chart": charts.quality_histogram(summary["histogram"]),
+            "tier_chart": charts.tier_bars(summary["tiers"], height=280),
             "dimension_chart": charts.dimension_bars(summary["dimensions"]),
             "trend_chart": charts.quality_trend(trend["snapshots"], trend["assessments"]),
         },
@@ -72,17 +90,22 @@ def quality(request):
 
 @staff_required
 def inconsistencies(request):
-    status = request.GET.get("status", Inconsistency.Status.OPEN)
-    status = status if status in Inconsistency.Status.values or status == "" else Inconsistency.Status.OPEN
-    kind = request.GET.get("type", "")
-    kind = kind if kind in Inconsistency.Type.values else ""
+    query = request.GET.copy()
+    query.setdefault("status", Inconsistency.Status.OPEN)
+    filterset = InconsistencyFilterSet(query, queryset=queries.inconsistencies())
+    if not filterset.is_valid():
+        return redirect("dashboard:inconsistencies")
+    page = queries.paginate(filterset.qs, request.GET.get("page"), per_page=10)
     counts = queries.inconsistency_counts()
+    status, kind = query.get("status", ""), query.get("type", "")
     return render(
         request,
         "dashboard/inconsistencies.html",
         {
             "nav": "inconsistencies",
-            "page": queries.inconsistency_page(status, kind, request.GET.get("page")),
+            "page": page,
+            "rows": [{"finding": finding, "actions": resolution_choices(finding)} for finding in page],
+            "page_query": f"status={status}&type={kind}&",
             "status": status,
             "kind": kind,
             "statuses": Inconsistency.Status.choices,
@@ -91,6 +114,36 @@ def inconsistencies(request):
             "counts_chart": charts.inconsistency_counts(counts["cells"]),
         },
     )
+
+
+@staff_required
+@require_POST
+def resolve(request, pk):
+    finding = get_object_or_404(Inconsistency.objects.select_related("memory1", "memory2"), pk=pk)
+    form = ResolveForm(finding, request.POST)
+    if not form.is_valid():
+        messages.error(request, "; ".join(form.errors.get("action", ["Choose an action."])))
+        return _back(request, "dashboard:inconsistencies")
+    action, memory_id = form.resolution()
+    try:
+        if action == DISMISS:
+            dismiss_inconsistency(finding, request.user)
+        else:
+            resolve_inconsistency(finding, action, request.user, memory_id=memory_id)
+    except ApiError as error:
+        messages.error(request, str(error.detail))
+    else:
+        done = "dismissed" if action == DISMISS else f"resolved ({action.replace('_', ' ')})"
+        messages.success(request, f"Finding #{finding.pk} {done}.")
+    return _back(request, "dashboard:inconsistencies")
+
+
+def _back(request, default):
+    """Redirect to the page the form came from, when it is on this site."""
+    target = request.POST.get("next", "")
+    if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return redirect(target)
+    return redirect(default)
 
 
 @staff_required
@@ -112,6 +165,10 @@ def memory_detail(request, memory_id):
         {"evaluated_at": row.evaluated_at, "overall": row.overall, "trigger": row.trigger}
         for row in reversed(data["assessments"])
     ]
+    graph = graph_queries.neighbors(memory.owner_id, memory.pk, graph_queries.TraversalParams(depth=1))
+    if 0 < graph["count"] <= SECOND_HOP_BELOW:
+        graph = graph_queries.neighbors(memory.owner_id, memory.pk, graph_queries.TraversalParams(depth=2))
+    nodes = graph["nodes"][:NEIGHBOURHOOD_NODES]
     return render(
         request,
         "dashboard/memory.html",
@@ -122,20 +179,107 @@ def memory_detail(request, memory_id):
             "dimensions": dimensions,
             "dimension_chart": charts.memory_dimensions(dimensions),
             "history_chart": charts.assessment_history(history) if history else "",
+            "neighbours": queries.direct_links(memory.pk, graph["edges"], nodes),
+            "network_chart": _network_chart(memory, nodes, graph["edges"]) if nodes else "",
         },
     )
+
+
+def _network_chart(memory, nodes, edges):
+    centre = str(memory.pk)
+    points = [{"id": centre, "label": memory.content, "quality": memory.quality_score, "depth": 0}] + [
+        {"id": node["id"], "label": node["content"], "quality": node["quality_score"], "depth": node["depth"]}
+        for node in nodes
+    ]
+    lines = [
+        {
+            "source": edge["source"],
+            "target": edge["target"],
+            "relation_type": edge["type"],
+            "strength": edge["strength"],
+        }
+        for edge in edges
+    ]
+    return charts.neighbourhood_network(centre, points, lines)
+
+
+@staff_required
+@require_POST
+def reset_memory_boost(request, memory_id):
+    memory = get_object_or_404(Memory, pk=memory_id)
+    if reset_boost(memory):
+        messages.success(request, f"Boost removed: quality score back to {memory.quality_score:.2f}.")
+    else:
+        messages.info(request, "This memory had no boost to reset.")
+    return _back(request, "dashboard:boosts")
 
 
 @staff_required
 def consolidation(request):
     rows = queries.run_rows()
-    latest = next((row for row in rows if row["phases"]), None)
+    latest = next((row for row in rows if row["phases"] and row["run"].status != "running"), None)
     phase_chart = ""
     if latest:
-        durations = {phase["name"]: {"duration_ms": phase["duration_ms"] or 0} for phase in latest["phases"]}
+        durations = {phase["label"]: {"duration_ms": phase["duration_ms"] or 0} for phase in latest["phases"]}
         phase_chart = charts.run_phases(durations, div_id="chart-run-phases")
     return render(
         request,
         "dashboard/consolidation.html",
-        {"nav": "consolidation", "rows": rows, "latest": latest, "phase_chart": phase_chart},
+        {
+            "nav": "consolidation",
+            "rows": rows,
+            "latest": latest,
+            "phase_chart": phase_chart,
+            "running": ConsolidationRun.objects.filter(status=ConsolidationRun.Status.RUNNING).first(),
+        },
+    )
+
+
+def _consolidate_in_background(dry_run, user, started):
+    """Thread body: one run with its own database connection; `started` is set once the run exists."""
+    try:
+        run_consolidation(dry_run=dry_run, started_by=user, on_phase=lambda *args: started.set())
+    except ConsolidationBusy:
+        logger.info("dashboard consolidation not started: another run holds the lock")
+    except Exception:
+        logger.exception("dashboard consolidation run failed")
+    finally:
+        started.set()
+        connection.close()
+
+
+@staff_required
+@require_POST
+def start_consolidation(request):
+    form = StartConsolidationForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, "Choose a dry run or a real run.")
+        return redirect("dashboard:consolidation")
+    if ConsolidationRun.objects.filter(status=ConsolidationRun.Status.RUNNING).exists():
+        messages.error(request, "A consolidation run is already in progress.")
+        return redirect("dashboard:consolidation")
+    started = threading.Event()
+    worker = threading.Thread(
+        target=_consolidate_in_background, args=(form.dry_run, request.user, started), daemon=True
+    )
+    worker.start()
+    started.wait(RUN_START_WAIT_SECONDS)
+    kind = "Dry run" if form.dry_run else "Consolidation run"
+    messages.success(request, f"{kind} started. This page follows its progress.")
+    return redirect("dashboard:consolidation")
+
+
+@staff_required
+def run_progress(request, pk):
+    run = get_object_or_404(ConsolidationRun, pk=pk)
+    return JsonResponse(
+        {
+            "id": run.pk,
+            "status": run.status,
+            "dry_run": run.dry_run,
+            "phase": PHASE_LABELS.get(run.phase, run.phase),
+            "phases_done": len(run.phases or {}),
+            "phases_total": len(PHASES),
+            "phases": run.phases,
+        }
     )

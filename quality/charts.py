@@ -6,8 +6,10 @@ plotly template (a template adds kilobytes of JSON to every chart) but one share
 """
 
 import math
+from datetime import date, datetime, timedelta
 
 import plotly.graph_objects as go
+import plotly.io as pio
 
 INK = "#1f2933"
 MUTED = "#6b7785"
@@ -22,7 +24,8 @@ TYPE_COLOURS = {
 }
 STATUS_COLOURS = {"open": "#c2453a", "resolved": "#2f8a5f", "dismissed": "#9aa5b1"}
 DIMENSIONS = ["accuracy", "completeness", "consistency", "timeliness", "relevance"]
-CONFIG = {"displaylogo": False, "responsive": True, "modeBarButtonsToRemove": ["lasso2d", "select2d"]}
+CONFIG = {"displayModeBar": False, "responsive": True}
+MAX_LABELLED = 16
 
 
 def _axis(**extra):
@@ -31,8 +34,23 @@ def _axis(**extra):
         "zerolinecolor": GRID,
         "linecolor": GRID,
         "tickfont": {"color": MUTED},
+        "automargin": True,
         **extra,
     }
+
+
+def _time_axis(moments, minimum_span=timedelta(days=2)):
+    """A date axis around the given moments, padded so that one instant does not fill the axis
+    with sub-second ticks."""
+    moments = [moment for moment in moments if moment is not None]
+    if not moments:
+        return _axis(type="date")
+    low, high = min(moments), max(moments)
+    if not isinstance(low, datetime):
+        low = datetime.combine(low, datetime.min.time())
+        high = datetime.combine(high, datetime.min.time())
+    pad = max((minimum_span - (high - low)) / 2, (high - low) * 0.05)
+    return _axis(type="date", range=[(low - pad).isoformat(), (high + pad).isoformat()])
 
 
 def _layout(height=280, **extra):
@@ -87,7 +105,7 @@ def quality_histogram(buckets, div_id="chart-histogram"):
     return _html(figure, div_id)
 
 
-def tier_bars(tiers, div_id="chart-tiers"):
+def tier_bars(tiers, height=200, div_id="chart-tiers"):
     """Horizontal bars for the high / medium / low tier counts."""
     names = ["low", "medium", "high"]
     labels = ["low  (< 0.5)", "medium  (0.5–0.7)", "high  (≥ 0.7)"]
@@ -102,7 +120,7 @@ def tier_bars(tiers, div_id="chart-tiers"):
             textposition="auto",
             hovertemplate="%{y}: %{x} memories<extra></extra>",
         ),
-        layout=_layout(height=200, margin={"l": 120, "r": 16, "t": 8, "b": 32}),
+        layout=_layout(height=height, margin={"l": 16, "r": 16, "t": 8, "b": 32}),
     )
     return _html(figure, div_id)
 
@@ -125,10 +143,12 @@ def dimension_bars(averages, div_id="chart-dimensions"):
     return _html(figure, div_id)
 
 
-def quality_trend(snapshots, assessments, div_id="chart-trend"):
-    """Average quality over time: consolidation snapshots and the daily mean of evaluations."""
+def quality_trend(snapshots, assessments, days=30, div_id="chart-trend"):
+    """Average quality over the last `days`: consolidation snapshots and the daily mean of evaluations."""
+    today = date.today()
     figure = go.Figure(
         layout=_layout(
+            xaxis=_time_axis([today - timedelta(days=days), today], minimum_span=timedelta(days=1)),
             yaxis=_axis(range=[0, 1], title={"text": "average quality", "font": {"color": MUTED}}),
             showlegend=True,
             legend={"orientation": "h", "y": 1.12, "x": 0},
@@ -141,7 +161,7 @@ def quality_trend(snapshots, assessments, div_id="chart-trend"):
             y=[row["average"] for row in assessments],
             customdata=[row["count"] for row in assessments],
             mode="lines+markers",
-            name="mean of the day's evaluations",
+            name="mean of the day's evaluations (store, edit, review)",
             line={"color": "#9aa5b1", "dash": "dot"},
             hovertemplate="%{x|%Y-%m-%d}: %{y:.3f} over %{customdata} evaluations<extra></extra>",
         )
@@ -168,7 +188,7 @@ def inconsistency_counts(counts, div_id="chart-inconsistencies"):
             height=240,
             barmode="stack",
             showlegend=True,
-            legend={"orientation": "h", "y": 1.15, "x": 0},
+            legend={"orientation": "h", "y": 1.15, "x": 0, "traceorder": "normal"},
             margin={"l": 40, "r": 16, "t": 28, "b": 40},
         )
     )
@@ -202,7 +222,12 @@ def memory_dimensions(values, div_id="chart-memory-dimensions"):
             height=300,
             margin={"l": 56, "r": 56, "t": 24, "b": 24},
             polar={
-                "radialaxis": {"range": [0, 1], "gridcolor": GRID, "tickfont": {"color": MUTED, "size": 10}},
+                "radialaxis": {
+                    "range": [0, 1],
+                    "gridcolor": GRID,
+                    "showticklabels": False,
+                    "tickvals": [0.25, 0.5, 0.75, 1],
+                },
                 "angularaxis": {"gridcolor": GRID},
                 "bgcolor": "rgba(0,0,0,0)",
             },
@@ -222,59 +247,77 @@ def assessment_history(assessments, div_id="chart-assessments"):
             line={"color": ACCENT, "shape": "hv"},
             hovertemplate="%{x|%Y-%m-%d %H:%M}: %{y:.3f} (%{customdata})<extra></extra>",
         ),
-        layout=_layout(height=220, yaxis=_axis(range=[0, 1])),
+        layout=_layout(
+            height=220,
+            xaxis=_time_axis([row["evaluated_at"] for row in assessments]),
+            yaxis=_axis(range=[0, 1]),
+        ),
     )
     return _html(figure, div_id)
 
 
 def boost_timeline(boosts, div_id="chart-boosts"):
-    """Each boost as a vertical segment from the quality before to the quality after."""
+    """Each boost as a vertical segment from the quality before to the quality after.
+
+    Built as a plain figure dict and rendered without plotly's per-element validation: with a few
+    hundred boosts that validation alone would take longer than the page's whole time budget.
+    """
     xs, ys = [], []
     for row in boosts:
         xs += [row["created_at"], row["created_at"], None]
         ys += [row["quality_before"], row["quality_after"], None]
-    hover = [
-        f"{row['label']}<br>{row['kind']}: {row['quality_before']:.3f} → {row['quality_after']:.3f}"
-        f"<br>{row['connection_count']} connections"
-        for row in boosts
-    ]
-    figure = go.Figure(
-        layout=_layout(
+    moments = [row["created_at"] for row in boosts]
+    figure = {
+        "data": [
+            {
+                "type": "scatter",
+                "x": xs,
+                "y": ys,
+                "mode": "lines",
+                "line": {"color": "#b9c3d0", "width": 1.5},
+                "hoverinfo": "skip",
+                "name": "change",
+            },
+            {
+                "type": "scatter",
+                "x": moments,
+                "y": [row["quality_before"] for row in boosts],
+                "mode": "markers",
+                "marker": {"color": "#9aa5b1", "size": 7},
+                "name": "before",
+                "hoverinfo": "skip",
+            },
+            {
+                "type": "scatter",
+                "x": moments,
+                "y": [row["quality_after"] for row in boosts],
+                "mode": "markers",
+                "marker": {
+                    "color": [TIER_COLOURS[_tier_of(row["quality_after"])] for row in boosts],
+                    "size": 9,
+                },
+                "name": "after",
+                "text": [
+                    f"{row['label']}<br>{row['kind']}: {row['quality_before']:.2f}"
+                    f" → {row['quality_after']:.2f}, {row['connection_count']} connections"
+                    for row in boosts
+                ],
+                "hovertemplate": "%{text}<extra></extra>",
+            },
+        ],
+        "layout": _layout(
             height=300,
+            xaxis=_time_axis(moments),
             yaxis=_axis(range=[0, 1.02], title={"text": "quality", "font": {"color": MUTED}}),
             showlegend=True,
             legend={"orientation": "h", "y": 1.12, "x": 0},
             margin={"l": 48, "r": 16, "t": 28, "b": 40},
-        )
+            template={},
+        ),
+    }
+    return pio.to_html(
+        figure, full_html=False, include_plotlyjs=False, config=CONFIG, div_id=div_id, validate=False
     )
-    figure.add_trace(
-        go.Scatter(
-            x=xs, y=ys, mode="lines", line={"color": "#b9c3d0", "width": 1.5}, hoverinfo="skip", name="change"
-        )
-    )
-    figure.add_trace(
-        go.Scatter(
-            x=[row["created_at"] for row in boosts],
-            y=[row["quality_before"] for row in boosts],
-            mode="markers",
-            marker={"color": "#9aa5b1", "size": 7},
-            name="before",
-            text=hover,
-            hovertemplate="%{text}<extra></extra>",
-        )
-    )
-    figure.add_trace(
-        go.Scatter(
-            x=[row["created_at"] for row in boosts],
-            y=[row["quality_after"] for row in boosts],
-            mode="markers",
-            marker={"color": [TIER_COLOURS[_tier_of(row["quality_after"])] for row in boosts], "size": 9},
-            name="after",
-            text=hover,
-            hovertemplate="%{text}<extra></extra>",
-        )
-    )
-    return _html(figure, div_id)
 
 
 def run_phases(phases, div_id):
@@ -290,8 +333,8 @@ def run_phases(phases, div_id):
             hovertemplate="%{y}: %{x:.0f} ms<extra></extra>",
         ),
         layout=_layout(
-            height=40 + 28 * max(len(names), 1),
-            margin={"l": 130, "r": 16, "t": 8, "b": 32},
+            height=60 + 30 * max(len(names), 1),
+            margin={"l": 16, "r": 16, "t": 8, "b": 32},
             xaxis=_axis(title={"text": "ms", "font": {"color": MUTED}}),
             yaxis=_axis(autorange="reversed"),
         ),
@@ -299,37 +342,49 @@ def run_phases(phases, div_id):
     return _html(figure, div_id)
 
 
-def _ring(count, radius, offset=0.0):
-    return [
-        (
-            radius * math.cos(offset + 2 * math.pi * index / count),
-            radius * math.sin(offset + 2 * math.pi * index / count),
-        )
-        for index in range(count)
-    ]
+def _radial_positions(centre_id, nodes, edges):
+    """The centre at the origin, its neighbours evenly on a ring, and each memory two hops away
+    on an outer ring next to the neighbour it was reached through (a radial tree)."""
+    first = [node["id"] for node in nodes if node["depth"] == 1]
+    angles = {node_id: 2 * math.pi * index / max(len(first), 1) for index, node_id in enumerate(first)}
+    children = {}
+    for edge in edges:
+        for parent, child in ((edge["source"], edge["target"]), (edge["target"], edge["source"])):
+            if parent in angles and child not in angles and child != centre_id:
+                children.setdefault(child, parent)
+    radius = 1.0 if children else 1.9
+    positions = {centre_id: (0.0, 0.0)}
+    positions.update(
+        {node_id: (radius * math.cos(angle), radius * math.sin(angle)) for node_id, angle in angles.items()}
+    )
+    by_parent = {}
+    for child, parent in children.items():
+        by_parent.setdefault(parent, []).append(child)
+    spread = math.pi / max(len(first), 1)
+    for parent, kids in by_parent.items():
+        for index, child in enumerate(kids):
+            angle = angles[parent] + spread * ((index + 1) / (len(kids) + 1) - 0.5)
+            positions[child] = (2 * math.cos(angle), 2 * math.sin(angle))
+    return positions
 
 
 def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
-    """The memory's graph neighbourhood: the memory in the middle, one ring per hop.
+    """The memory's graph neighbourhood drawn as a radial tree.
 
     `nodes` are dicts with id, label, quality and depth (0 for the centre); `edges` are dicts with
-    source, target, relation_type and strength.
+    source, target, relation_type and strength. Only the edges of the tree (centre to neighbour,
+    neighbour to second hop) are drawn, so a busy neighbourhood stays readable; neighbours are
+    labelled, second hops show their text on hover.
     """
-    positions = {}
-    by_depth = {}
-    for node in nodes:
-        by_depth.setdefault(node["depth"], []).append(node)
-    for depth, members in by_depth.items():
-        if depth == 0:
-            positions.update({node["id"]: (0.0, 0.0) for node in members})
-            continue
-        for node, point in zip(members, _ring(len(members), depth, offset=0.3 * depth), strict=True):
-            positions[node["id"]] = point
+    positions = _radial_positions(centre_id, nodes, edges)
+    depth = {node["id"]: node["depth"] for node in nodes}
     edge_x, edge_y, mid_x, mid_y, mid_text = [], [], [], [], []
     for edge in edges:
-        if edge["source"] not in positions or edge["target"] not in positions:
+        ends = (edge["source"], edge["target"])
+        tree_edge = centre_id in ends or sorted(depth.get(end, -1) for end in ends) == [1, 2]
+        if not tree_edge or not all(end in positions for end in ends):
             continue
-        (x0, y0), (x1, y1) = positions[edge["source"]], positions[edge["target"]]
+        (x0, y0), (x1, y1) = positions[ends[0]], positions[ends[1]]
         edge_x += [x0, x1, None]
         edge_y += [y0, y1, None]
         mid_x.append((x0 + x1) / 2)
@@ -338,16 +393,16 @@ def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
     placed = [node for node in nodes if node["id"] in positions]
     figure = go.Figure(
         layout=_layout(
-            height=380,
+            height=460,
             margin={"l": 8, "r": 8, "t": 8, "b": 8},
-            xaxis={"visible": False},
-            yaxis={"visible": False, "scaleanchor": "x"},
+            xaxis={"visible": False, "range": [-2.9, 2.9]},
+            yaxis={"visible": False, "range": [-2.25, 2.25]},
             hovermode="closest",
         )
     )
     figure.add_trace(
         go.Scatter(
-            x=edge_x, y=edge_y, mode="lines", line={"color": "#b9c3d0", "width": 1.2}, hoverinfo="skip"
+            x=edge_x, y=edge_y, mode="lines", line={"color": "#c5cdd8", "width": 1.2}, hoverinfo="skip"
         )
     )
     figure.add_trace(
@@ -355,29 +410,47 @@ def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
             x=mid_x,
             y=mid_y,
             mode="markers",
-            marker={"size": 6, "color": "#b9c3d0"},
+            marker={"size": 5, "color": "#c5cdd8"},
             text=mid_text,
             hovertemplate="%{text}<extra></extra>",
         )
     )
-    figure.add_trace(
-        go.Scatter(
-            x=[positions[node["id"]][0] for node in placed],
-            y=[positions[node["id"]][1] for node in placed],
-            mode="markers+text",
-            text=[node["label"][:28] + ("…" if len(node["label"]) > 28 else "") for node in placed],
-            textposition="bottom center",
-            textfont={"size": 10, "color": MUTED},
-            customdata=[f"{node['label'][:160]}<br>quality {node['quality']:.2f}" for node in placed],
-            marker={
-                "size": [22 if node["id"] == centre_id else 14 for node in placed],
-                "color": [TIER_COLOURS[_tier_of(node["quality"])] for node in placed],
-                "line": {
-                    "color": ["#1f2933" if node["id"] == centre_id else "white" for node in placed],
-                    "width": 2,
+    label_neighbours = sum(1 for node in placed if node["depth"] == 1) <= MAX_LABELLED
+    for ring, size, labelled in ((2, 9, False), (1, 15, label_neighbours), (0, 24, True)):
+        members = [node for node in placed if node["depth"] == ring]
+        if not members:
+            continue
+        figure.add_trace(
+            go.Scatter(
+                x=[positions[node["id"]][0] for node in members],
+                y=[positions[node["id"]][1] for node in members],
+                mode="markers+text" if labelled else "markers",
+                text=[_short(node["label"], 30) for node in members] if labelled else None,
+                textposition=[_text_position(*positions[node["id"]]) for node in members],
+                textfont={"size": 11 if ring == 0 else 10, "color": INK if ring == 0 else MUTED},
+                customdata=[
+                    f"{_short(node['label'], 160)}<br>quality {node['quality']:.2f}" for node in members
+                ],
+                marker={
+                    "size": size,
+                    "color": [TIER_COLOURS[_tier_of(node["quality"])] for node in members],
+                    "opacity": 0.75 if ring == 2 else 1,
+                    "line": {"color": INK if ring == 0 else "white", "width": 2 if ring == 0 else 1},
                 },
-            },
-            hovertemplate="%{customdata}<extra></extra>",
+                hovertemplate="%{customdata}<extra></extra>",
+            )
         )
-    )
     return _html(figure, div_id)
+
+
+def _text_position(x, y):
+    """Put a label on the outer side of its node, away from the centre."""
+    if x > 0.3:
+        return "middle right"
+    if x < -0.3:
+        return "middle left"
+    return "top center" if y > 0 else "bottom center"
+
+
+def _short(text, length):
+    return text if len(text) <= length else text[: length - 1] + "…"

@@ -2,7 +2,7 @@
 
 from django import template
 
-from dashboard.queries import HIGH, MEDIUM
+from quality.queries import HIGH, MEDIUM
 
 register = template.Library()
 

@@ -1,0 +1,67 @@
+"""Forms behind the dashboard's POST actions."""
+
+from django import forms
+
+from quality.models import Inconsistency
+from quality.services import Action
+
+DISMISS = "dismiss"
+
+
+def resolution_choices(finding):
+    """The (value, label, hint) buttons offered for an open finding.
+
+    A value is `action` or `action:side`, where side 1 or 2 names memory A or B of the finding.
+    """
+    if finding.memory2_id is None:
+        return [(f"{Action.ARCHIVE}:1", "Archive it", "Archive this memory; it can be restored later")]
+    choices = [(Action.KEEP_BOTH, "Keep both", "Both memories are right; close the finding")]
+    if finding.type == Inconsistency.Type.DUPLICATE:
+        choices += [
+            (f"{Action.MERGE}:1", "Merge into A", "Keep A, archive B and count B's source as corroboration"),
+            (f"{Action.MERGE}:2", "Merge into B", "Keep B, archive A and count A's source as corroboration"),
+        ]
+    else:
+        choices += [
+            (
+                f"{Action.LINK_CONTRADICTS}:1",
+                "Link as contradicting",
+                "Record a CONTRADICTS association A → B",
+            ),
+            (f"{Action.LINK_INVALIDATED_BY}:1", "A is outdated by B", "Record that B invalidates A"),
+            (f"{Action.LINK_INVALIDATED_BY}:2", "B is outdated by A", "Record that A invalidates B"),
+        ]
+    choices += [
+        (f"{Action.ARCHIVE}:1", "Archive A", "Archive memory A; it can be restored later"),
+        (f"{Action.ARCHIVE}:2", "Archive B", "Archive memory B; it can be restored later"),
+    ]
+    return choices
+
+
+class ResolveForm(forms.Form):
+    action = forms.CharField(max_length=40)
+
+    def __init__(self, finding, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.finding = finding
+
+    def clean_action(self):
+        value = self.cleaned_data["action"]
+        allowed = {choice for choice, _, _ in resolution_choices(self.finding)} | {DISMISS}
+        if value not in allowed:
+            raise forms.ValidationError("This action does not apply to this finding.")
+        return value
+
+    def resolution(self):
+        """(action, memory_id or None) for the service."""
+        action, _, side = self.cleaned_data["action"].partition(":")
+        memory_id = {"1": self.finding.memory1_id, "2": self.finding.memory2_id}.get(side)
+        return action, memory_id
+
+
+class StartConsolidationForm(forms.Form):
+    mode = forms.ChoiceField(choices=[("dry_run", "dry run"), ("apply", "apply")])
+
+    @property
+    def dry_run(self):
+        return self.cleaned_data["mode"] == "dry_run"
