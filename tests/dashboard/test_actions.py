@@ -1,0 +1,105 @@
+import pytest
+from django.contrib.messages import get_messages
+from django.test import Client
+from django.urls import reverse
+
+from graph.models import Association
+from quality.models import Inconsistency
+
+pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture
+def contradiction(curation_data):
+    return Inconsistency.objects.get(type="contradiction")
+
+
+def resolve(client, finding, action, **extra):
+    return client.post(reverse("dashboard:resolve", args=[finding.pk]), {"action": action, **extra})
+
+
+def test_linking_a_contradiction_resolves_it_and_adds_the_edge(curator, contradiction, staff):
+    response = resolve(curator, contradiction, "link_contradicts:1")
+    assert response.status_code == 302
+    contradiction.refresh_from_db()
+    assert (contradiction.status, contradiction.resolution, contradiction.resolved_by) == (
+        "resolved",
+        "link_contradicts",
+        staff,
+    )
+    assert Association.objects.filter(
+        source=contradiction.memory1, target=contradiction.memory2, relation_type="CONTRADICTS"
+    ).exists()
+
+
+def test_archiving_one_side_archives_that_memory(curator, contradiction):
+    resolve(curator, contradiction, "archive:2")
+    contradiction.memory2.refresh_from_db()
+    contradiction.memory1.refresh_from_db()
+    assert contradiction.memory2.archived_at is not None
+    assert contradiction.memory1.archived_at is None
+
+
+def test_the_dismiss_button_dismisses_the_finding(curator, contradiction):
+    resolve(curator, contradiction, "dismiss")
+    contradiction.refresh_from_db()
+    assert contradiction.status == "dismissed"
+
+
+def test_an_action_that_does_not_fit_the_finding_is_refused(curator, contradiction):
+    response = resolve(curator, contradiction, "merge:1")
+    contradiction.refresh_from_db()
+    assert contradiction.status == "open"
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "This action does not apply to this finding."
+    ]
+
+
+def test_resolving_a_closed_finding_shows_the_reason_instead_of_failing(curator, contradiction):
+    resolve(curator, contradiction, "dismiss")
+    response = resolve(curator, contradiction, "keep_both")
+    assert response.status_code == 302
+    assert [str(m) for m in get_messages(response.wsgi_request)][-1] == "Inconsistency is already dismissed"
+
+
+def test_an_offsite_next_address_is_ignored(curator, contradiction):
+    response = resolve(curator, contradiction, "keep_both", next="https://example.com/")
+    assert response["Location"] == reverse("dashboard:inconsistencies")
+
+
+def test_dashboard_actions_need_a_csrf_token(staff, contradiction):
+    client = Client(enforce_csrf_checks=True)
+    client.force_login(staff)
+    assert resolve(client, contradiction, "keep_both").status_code == 403
+    contradiction.refresh_from_db()
+    assert contradiction.status == "open"
+
+
+def test_actions_refuse_get(curator, contradiction):
+    assert curator.get(reverse("dashboard:resolve", args=[contradiction.pk])).status_code == 405
+
+
+def test_non_staff_users_cannot_act(client, alice, contradiction):
+    client.force_login(alice)
+    assert resolve(client, contradiction, "keep_both").status_code == 403
+
+
+def test_the_reset_button_removes_a_boost(curator, curation_data):
+    hub = curation_data["hub"]
+    assert hub.quality_boost_applied
+    curator.post(reverse("dashboard:reset_boost", args=[hub.pk]))
+    hub.refresh_from_db()
+    assert hub.quality_boost_applied is False
+
+
+def test_an_unknown_run_mode_starts_nothing(curator, curation_data):
+    response = curator.post(reverse("dashboard:start_consolidation"), {"mode": "everything"})
+    assert response.status_code == 302
+    assert [str(m) for m in get_messages(response.wsgi_request)] == ["Choose a dry run or a real run."]
+
+
+def test_the_progress_endpoint_reports_a_runs_phases(curator, curation_data):
+    run = curation_data["run"]
+    body = curator.get(reverse("dashboard:run_progress", args=[run.pk])).json()
+    assert body["status"] == "succeeded"
+    assert (body["phases_done"], body["phases_total"]) == (5, 5)

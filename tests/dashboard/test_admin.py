@@ -1,0 +1,173 @@
+import pytest
+from django.urls import reverse
+
+from graph import age
+from graph.models import Association
+from memories.models import Memory
+from quality.models import Inconsistency, QualityAssessment
+
+pytestmark = pytest.mark.django_db
+
+CHANGELIST = reverse("admin:memories_memory_changelist")
+
+
+def listed(response):
+    return {memory.pk for memory in response.context["cl"].result_list}
+
+
+def run_action(admin_client, url, action, objects):
+    return admin_client.post(
+        url, {"action": action, "_selected_action": [str(obj.pk) for obj in objects]}, follow=True
+    )
+
+
+def test_the_memory_list_filters_by_quality_tier(admin_client, curation_data):
+    low = {memory.pk for memory in Memory.objects.filter(quality_score__lt=0.5)}
+    response = admin_client.get(CHANGELIST, {"tier": "low"})
+    assert response.status_code == 200
+    assert listed(response) == low
+
+
+def test_the_memory_list_filters_by_type_archived_and_boosted(admin_client, curation_data):
+    archived = curation_data["offline"]
+    Memory.objects.filter(pk=archived.pk).update(archived_at="2026-01-01T00:00:00Z")
+    assert listed(admin_client.get(CHANGELIST, {"archived": "yes"})) == {archived.pk}
+    assert listed(admin_client.get(CHANGELIST, {"memory_type": "Decision"})) == {
+        curation_data["memories"][3].pk
+    }
+    boosted = admin_client.get(CHANGELIST, {"quality_boost_applied__exact": "1"})
+    assert listed(boosted) == {curation_data["hub"].pk}
+
+
+def test_searching_finds_content_words_and_exact_tags(admin_client, curation_data):
+    assert listed(admin_client.get(CHANGELIST, {"q": "Tuesdays"})) == {curation_data["memories"][3].pk}
+    assert listed(admin_client.get(CHANGELIST, {"q": "HABIT"})) == {curation_data["memories"][7].pk}
+
+
+def test_the_reevaluate_action_records_one_assessment_per_memory(admin_client, curation_data):
+    chosen = curation_data["memories"][:3]
+    run_action(admin_client, CHANGELIST, "reevaluate_quality", chosen)
+    assert QualityAssessment.objects.filter(memory__in=chosen, trigger="evaluate").count() == 3
+
+
+def test_archive_and_restore_actions_change_the_memories(admin_client, curation_data):
+    chosen = curation_data["memories"][5:7]
+    run_action(admin_client, CHANGELIST, "archive", chosen)
+    assert Memory.objects.filter(pk__in=[m.pk for m in chosen], archived_at__isnull=False).count() == 2
+    run_action(admin_client, CHANGELIST, "restore", chosen)
+    assert Memory.objects.filter(pk__in=[m.pk for m in chosen], archived_at__isnull=True).count() == 2
+
+
+def test_the_protect_action_protects_the_memories(admin_client, curation_data):
+    run_action(admin_client, CHANGELIST, "protect", curation_data["memories"][:2])
+    assert Memory.objects.filter(protected=True).count() == 2
+
+
+def test_editing_content_in_the_admin_re_embeds_and_re_evaluates(admin_client, curation_data):
+    memory = curation_data["memories"][4]
+    before = list(memory.embedding)
+    url = reverse("admin:memories_memory_change", args=[memory.pk])
+    response = admin_client.post(
+        url,
+        {
+            "content": "Prefers a light theme in the editor during the day",
+            "tags": "UI, Theme",
+            "memory_type": "Preference",
+            "importance": "0.7",
+            "metadata": "{}",
+            "outgoing-TOTAL_FORMS": "0",
+            "outgoing-INITIAL_FORMS": "0",
+        },
+    )
+    assert response.status_code == 302
+    memory.refresh_from_db()
+    assert memory.tags == ["ui", "theme"]
+    assert list(memory.embedding) != before
+    assert memory.assessments.filter(trigger="update").exists()
+
+
+def test_the_admin_refuses_content_the_api_would_refuse(admin_client, curation_data):
+    memory = curation_data["memories"][4]
+    url = reverse("admin:memories_memory_change", args=[memory.pk])
+    response = admin_client.post(
+        url,
+        {
+            "content": "x" * 2001,
+            "tags": "",
+            "memory_type": "Preference",
+            "importance": "2",
+            "metadata": "{}",
+            "outgoing-TOTAL_FORMS": "0",
+            "outgoing-INITIAL_FORMS": "0",
+        },
+    )
+    assert response.status_code == 200
+    errors = response.context["adminform"].form.errors
+    assert "Content exceeds maximum length of 2000 characters (2001 provided)" in errors["content"]
+    assert "'importance' must be between 0 and 1" in errors["importance"]
+
+
+def test_memories_cannot_be_added_in_the_admin(admin_client, db):
+    assert admin_client.get(reverse("admin:memories_memory_add")).status_code == 403
+
+
+def test_the_memory_page_lists_its_outgoing_associations_inline(admin_client, curation_data):
+    hub = curation_data["hub"]
+    response = admin_client.get(reverse("admin:memories_memory_change", args=[hub.pk]))
+    assert response.status_code == 200
+    assert b"Outgoing associations" in response.content
+    assert len(response.context["inline_admin_formsets"][0].formset.forms) == 6
+
+
+def test_an_association_added_in_the_admin_is_mirrored_in_the_graph(admin_client, curation_data):
+    first, second = curation_data["memories"][1], curation_data["memories"][5]
+    response = admin_client.post(
+        reverse("admin:graph_association_add"),
+        {
+            "source": first.pk,
+            "target": second.pk,
+            "relation_type": "LEADS_TO",
+            "strength": "0.7",
+            "properties": "{}",
+        },
+    )
+    assert response.status_code == 302
+    assert Association.objects.filter(source=first, target=second, relation_type="LEADS_TO").exists()
+    edges = age.cypher(
+        "MATCH (a:Memory)-[e:LEADS_TO]->(b:Memory) WHERE a.id = $a AND b.id = $b RETURN e.strength",
+        {"a": str(first.pk), "b": str(second.pk)},
+    )
+    assert edges == [(0.7,)]
+
+
+def test_the_dismiss_action_dismisses_findings(admin_client, curation_data):
+    finding = Inconsistency.objects.get(type="contradiction")
+    run_action(admin_client, reverse("admin:quality_inconsistency_changelist"), "dismiss", [finding])
+    finding.refresh_from_db()
+    assert finding.status == "dismissed"
+
+
+def test_the_keep_both_action_resolves_findings(admin_client, curation_data):
+    finding = Inconsistency.objects.get(type="contradiction")
+    run_action(
+        admin_client, reverse("admin:quality_inconsistency_changelist"), "resolve_keep_both", [finding]
+    )
+    finding.refresh_from_db()
+    assert (finding.status, finding.resolution) == ("resolved", "keep_both")
+
+
+@pytest.mark.parametrize(
+    "name", ["quality_consolidationrun", "quality_qualityboost", "quality_qualityassessment"]
+)
+def test_history_models_are_read_only(admin_client, db, name):
+    assert admin_client.get(reverse(f"admin:{name}_changelist")).status_code == 200
+    assert admin_client.get(reverse(f"admin:{name}_add")).status_code == 403
+
+
+def test_the_reset_boost_action_removes_the_boost(admin_client, curation_data):
+    hub = curation_data["hub"]
+    run_action(admin_client, CHANGELIST, "reset_boost", [hub])
+    hub.refresh_from_db()
+    assert hub.quality_boost_applied is False
+    assert hub.quality_score == pytest.approx(hub.quality_overall)
+    assert hub.boosts.filter(kind="reset").exists()
