@@ -23,14 +23,28 @@ VERTEX_OWNER = "ag_catalog.agtype_access_operator(VARIADIC ARRAY[properties, '\"
 
 
 def cypher(query, params=None, columns=("result",)):
-    """Run a Cypher query and return its rows, each value parsed from agtype."""
-    column_list = ", ".join(f"{name} ag_catalog.agtype" for name in columns)
-    sql = f"SELECT * FROM ag_catalog.cypher('{GRAPH}', $$ {query} $$, %s) AS ({column_list})"
+    """Run a Cypher query and return its rows, each value parsed from agtype.
+
+    A column given as (name, sql_type), e.g. ("id", "text") or ("strength", "float8"), is cast
+    by AGE itself in SQL instead: scalar results in hot paths skip the driver's (ANTLR) parser,
+    which costs about 0.2 ms a value.
+    """
+    specs = [column if isinstance(column, tuple) else (column, None) for column in columns]
+    column_list = ", ".join(f"{name} ag_catalog.agtype" for name, _ in specs)
+    select = ", ".join(f"{name}::{sql_type}" if sql_type else name for name, sql_type in specs)
+    sql = f"SELECT {select} FROM ag_catalog.cypher('{GRAPH}', $$ {query} $$, %s) AS ({column_list})"
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, [json.dumps(params or {})])
+        cursor.execute(sql, [json.dumps(params or {})], prepare=True)
         rows = cursor.fetchall() if cursor.description else []
-    return [tuple(parseAgeValue(value) if value is not None else None for value in row) for row in rows]
+    parse = [sql_type is None for _, sql_type in specs]
+    return [
+        tuple(
+            parseAgeValue(value) if value is not None and parsed else value
+            for value, parsed in zip(row, parse, strict=True)
+        )
+        for row in rows
+    ]
 
 
 def add_memory_vertices(memories):
@@ -159,7 +173,12 @@ def step(seed_ids, direction, min_strength=0.0):
             "WHERE a.id = sid AND e.strength >= $min_strength "
             "RETURN a.id, b.id, label(e), e.strength",
             {"ids": ids, "min_strength": float(min_strength)},
-            columns=("seed", "neighbour", "relation_type", "strength"),
+            columns=(
+                ("seed", "text"),
+                ("neighbour", "text"),
+                ("relation_type", "text"),
+                ("strength", "float8"),
+            ),
         )
 
 
