@@ -246,6 +246,17 @@ def direct_links(memory_id, edges, nodes):
     return sorted(rows, key=lambda row: -row["strength"])
 
 
+def running_run(within=timedelta(hours=1)):
+    """The run in progress, if one started recently (a run whose process died stays 'running')."""
+    return (
+        ConsolidationRun.objects.filter(
+            status=ConsolidationRun.Status.RUNNING, started_at__gte=timezone.now() - within
+        )
+        .order_by("-started_at")
+        .first()
+    )
+
+
 def run_rows(limit=20):
     """Recent consolidation runs with their phases as (name, duration, counts) rows."""
     rows = []

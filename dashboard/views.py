@@ -21,6 +21,7 @@ from memories.models import Memory
 from memsite.api.exceptions import ApiError
 from quality import charts
 from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from quality.consolidation.engine import exclusive_run
 from quality.filters import InconsistencyFilterSet
 from quality.models import ConsolidationRun, Inconsistency
 from quality.services import dismiss_inconsistency, resolve_inconsistency
@@ -230,7 +231,7 @@ def consolidation(request):
             "rows": rows,
             "latest": latest,
             "phase_chart": phase_chart,
-            "running": ConsolidationRun.objects.filter(status=ConsolidationRun.Status.RUNNING).first(),
+            "running": queries.running_run(),
         },
     )
 
@@ -255,8 +256,11 @@ def start_consolidation(request):
     if not form.is_valid():
         messages.error(request, "Choose a dry run or a real run.")
         return redirect("dashboard:consolidation")
-    if ConsolidationRun.objects.filter(status=ConsolidationRun.Status.RUNNING).exists():
-        messages.error(request, "A consolidation run is already in progress.")
+    try:
+        with exclusive_run():
+            pass
+    except ConsolidationBusy as busy:
+        messages.error(request, f"{busy}.")
         return redirect("dashboard:consolidation")
     started = threading.Event()
     worker = threading.Thread(

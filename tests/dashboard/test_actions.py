@@ -1,10 +1,12 @@
 import pytest
 from django.contrib.messages import get_messages
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.test import Client
 from django.urls import reverse
 
 from graph.models import Association
-from quality.models import Inconsistency
+from quality.consolidation.engine import LOCK_KEY
+from quality.models import ConsolidationRun, Inconsistency
 
 pytestmark = pytest.mark.django_db
 
@@ -103,3 +105,17 @@ def test_the_progress_endpoint_reports_a_runs_phases(curator, curation_data):
     body = curator.get(reverse("dashboard:run_progress", args=[run.pk])).json()
     assert body["status"] == "succeeded"
     assert (body["phases_done"], body["phases_total"]) == (5, 5)
+
+
+def test_starting_a_run_while_another_one_runs_says_so(curator, db):
+    other = connections.create_connection(DEFAULT_DB_ALIAS)
+    try:
+        with other.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_lock(%s)", [LOCK_KEY])
+        response = curator.post(reverse("dashboard:start_consolidation"), {"mode": "dry_run"})
+    finally:
+        other.close()
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "A consolidation run is already in progress."
+    ]
+    assert not ConsolidationRun.objects.exists()
