@@ -5,8 +5,8 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.contrib.postgres.fields import ArrayField
 from django.core.paginator import Paginator
-from django.db.models import Avg, Count, Exists, F, Func, OuterRef, Prefetch, Q, Sum, UUIDField
-from django.db.models.functions import TruncDate
+from django.db.models import Avg, Count, Exists, F, Func, OuterRef, Prefetch, Q, Subquery, Sum, UUIDField
+from django.db.models.functions import Left, TruncDate
 from django.utils import timezone
 
 from graph.models import Association
@@ -182,17 +182,22 @@ def paginate(queryset, page, per_page):
     return Paginator(queryset, per_page).get_page(page)
 
 
-def boost_overview(page, per_page=20, recent=300):
+def boost_overview(page, per_page=20, recent=200):
+    # The newest boosts are picked in a subquery first, so only those rows are joined to memories.
+    newest = QualityBoost.objects.order_by("-created_at").values("pk")[:recent]
+    kind_labels = dict(QualityBoost.Kind.choices)
     boosts = [
-        {
-            "created_at": boost.created_at,
-            "kind": boost.get_kind_display(),
-            "quality_before": boost.quality_before,
-            "quality_after": boost.quality_after,
-            "connection_count": boost.connection_count,
-            "label": boost.memory.content[:60],
-        }
-        for boost in _with_memories(QualityBoost.objects.all(), "memory")[:recent]
+        {**row, "kind": kind_labels.get(row["kind"], row["kind"])}
+        for row in QualityBoost.objects.filter(pk__in=Subquery(newest))
+        .order_by("-created_at")
+        .values(
+            "created_at",
+            "kind",
+            "quality_before",
+            "quality_after",
+            "connection_count",
+            label=Left("memory__content", 60),
+        )
     ]
     kinds = dict(QualityBoost.objects.values_list("kind").annotate(count=Count("id")).order_by())
     boosted = (
