@@ -180,6 +180,8 @@ EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("MEMSITE_EMBEDDING_BATCH_SIZE", 64, 1, 1024)
 # Threads torch may use per process: one keeps concurrent workers from fighting over the cores.
 EMBEDDING_THREADS = env_int("MEMSITE_EMBEDDING_THREADS", 1, 1, 64)
+# Threads for bulk encoding (a full batch or more); 0 means one per core.
+EMBEDDING_BULK_THREADS = env_int("MEMSITE_EMBEDDING_BULK_THREADS", 0, 0, 64)
 
 # --- Recall (SPEC section 5) ---
 RECALL_WEIGHTS = {
