@@ -1,8 +1,17 @@
 from django.contrib import admin, messages
+from django.db.models import Prefetch
 
+from memories.models import Memory
 from memsite.api.exceptions import ApiError
 from quality.models import ConsolidationRun, Inconsistency, QualityAssessment, QualityBoost
 from quality.services import Action, dismiss_inconsistency, resolve_inconsistency
+
+
+def with_memories(queryset, *fields):
+    """Load each row's memories in one query after sorting and paging: a join would make
+    PostgreSQL join every row of the table before it sorts."""
+    memories = Memory.objects.only("id", "content")
+    return queryset.prefetch_related(*(Prefetch(field, queryset=memories) for field in fields))
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):
@@ -26,7 +35,7 @@ class InconsistencyAdmin(admin.ModelAdmin):
     list_display = ["type", "status", "severity_display", "description", "memory1", "memory2", "detected_at"]
     list_filter = ["status", "type"]
     search_fields = ["description", "memory1__content", "memory2__content"]
-    list_select_related = ["memory1", "memory2"]
+    list_select_related = ["resolved_by"]
     show_full_result_count = False
     list_per_page = 50
     actions = ["resolve_keep_both", "resolve_archive", "dismiss"]
@@ -46,6 +55,9 @@ class InconsistencyAdmin(admin.ModelAdmin):
     @admin.display(description="severity", ordering="severity")
     def severity_display(self, finding):
         return f"{finding.severity:.2f}"
+
+    def get_queryset(self, request):
+        return with_memories(super().get_queryset(request), "memory1", "memory2")
 
     def has_add_permission(self, request):
         return False
@@ -101,7 +113,10 @@ class QualityBoostAdmin(ReadOnlyAdmin):
     ]
     list_filter = ["kind"]
     search_fields = ["memory__content"]
-    list_select_related = ["memory", "run"]
+    list_select_related = ["run"]
+
+    def get_queryset(self, request):
+        return with_memories(super().get_queryset(request), "memory")
 
 
 @admin.register(QualityAssessment)
@@ -119,7 +134,10 @@ class QualityAssessmentAdmin(ReadOnlyAdmin):
     ]
     list_filter = ["trigger"]
     search_fields = ["memory__content"]
-    list_select_related = ["memory"]
+    list_select_related = []  # not False: that would join every related table
+
+    def get_queryset(self, request):
+        return with_memories(super().get_queryset(request), "memory")
 
 
 @admin.register(ConsolidationRun)
