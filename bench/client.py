@@ -31,7 +31,7 @@ def log(message):
 
 
 def machine():
-    """What the numbers were measured on."""
+    """What the numbers were measured on (the load average shows what else was running)."""
     ram = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     return {
         "cores": os.cpu_count(),
@@ -39,6 +39,7 @@ def machine():
         "platform": platform.platform(),
         "python": platform.python_version(),
         "processor": platform.machine(),
+        "load_average_1_5_15": [round(value, 2) for value in os.getloadavg()],
     }
 
 

@@ -1,0 +1,232 @@
+"""LoCoMo retrieval through the HTTP API: recall@1/5/10 per category and query latency.
+
+    .venv/bin/python -m bench.locomo [PATH] [--reuse] [--env MEMSITE_RECALL_WEIGHT_VECTOR=0.5]
+
+PATH defaults to ../shared/data/locomo-dev.json next to the repository (the data is licensed
+CC BY-NC 4.0 and stays outside it). Every turn becomes one memory, "Speaker: text", dated from its
+session (plus one minute per turn, to keep the order) and tagged with its sample id and dia_id,
+stored with `POST /memory/batch`. Every question (except category 5, adversarial: no answer in
+the conversation) is asked with `GET /recall?query=<question>&tags=<sample id>&limit=10`;
+recall@k is the share of the question's evidence turns among the first k results, averaged over
+questions, overall and per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop).
+Target: recall@5 >= 0.70 (mcp-memory-service reports 0.497).
+
+Each run uses a fresh database (`memsite_locomo`) and its own gunicorn (2 workers); `--reuse`
+keeps an already loaded database, to compare server settings (`--env`) quickly.
+"""
+
+import argparse
+import json
+import re
+import sys
+import time
+from collections import defaultdict
+from datetime import datetime, timedelta
+from pathlib import Path
+
+import numpy as np
+import psycopg
+
+from bench.client import (
+    BENCH_PORT,
+    ROOT,
+    Client,
+    emit,
+    ensure_database,
+    issue_token,
+    log,
+    machine,
+    running_server,
+    summarize_ms,
+)
+
+DEFAULT_PATH = ROOT.parent / "shared" / "data" / "locomo-dev.json"
+LOCOMO_DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_locomo"
+CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
+KS = (1, 5, 10)
+TARGET_RECALL_AT_5 = 0.70
+BATCH = 500
+USERNAME = "locomo"
+EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+
+
+def load(path):
+    if not path.exists():
+        log(f"LoCoMo data not found at {path}. Pass its path as the first argument.")
+        sys.exit(2)
+    return json.loads(path.read_text())
+
+
+def session_time(text):
+    """'1:56 pm on 8 May, 2023' -> datetime."""
+    return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
+
+
+def turns(sample):
+    """Memory payloads for every turn of a sample, with (sample id, dia_id)."""
+    conversation = sample["conversation"]
+    sessions = sorted(int(key.split("_")[1]) for key in conversation if re.fullmatch(r"session_\d+", key))
+    for number in sessions:
+        started = session_time(conversation[f"session_{number}_date_time"])
+        for index, turn in enumerate(conversation[f"session_{number}"]):
+            yield (
+                turn["dia_id"],
+                {
+                    "content": f"{turn['speaker']}: {turn['text']}",
+                    "timestamp": (started + timedelta(minutes=index)).isoformat() + "Z",
+                    "tags": [sample["sample_id"], turn["dia_id"]],
+                    "source_type": "bootstrapped",
+                },
+            )
+
+
+def result_ids(data):
+    """The memory id of each batch item, in order (a duplicate answers the existing id)."""
+    if data.get("failed"):
+        raise RuntimeError(f"Batch items failed: {data['failed'][:3]}")
+    return [str(item["memory_id"]) for item in sorted(data["succeeded"], key=lambda item: item["index"])]
+
+
+def store(client, samples):
+    """Store every turn; answer {memory id: {(sample id, dia_id), ...}} and the store rate."""
+    turn_of = defaultdict(set)
+    count, started = 0, time.perf_counter()
+    for sample in samples:
+        payload = list(turns(sample))
+        for offset in range(0, len(payload), BATCH):
+            chunk = payload[offset : offset + BATCH]
+            data, _ = client.expect("POST", "/memory/batch", body={"memories": [item for _, item in chunk]})
+            for (dia_id, _), memory_id in zip(chunk, result_ids(data), strict=True):
+                turn_of[memory_id].add((sample["sample_id"], dia_id))
+            count += len(chunk)
+        log(f"stored {sample['sample_id']}: {len(payload)} turns")
+    return turn_of, count / (time.perf_counter() - started)
+
+
+def stored_turns(database_url):
+    """{memory id: {(sample id, dia_id)}} read back from a reused database (tags hold both)."""
+    turn_of = defaultdict(set)
+    with psycopg.connect(database_url) as conn:
+        rows = conn.execute(
+            "SELECT m.id::text, m.tags FROM memories_memory m JOIN auth_user u ON u.id = m.owner_id "
+            "WHERE u.username = %s",
+            [USERNAME],
+        ).fetchall()
+    for memory_id, tags in rows:
+        sample = next((tag for tag in tags if tag.startswith("conv-")), None)
+        for tag in tags:
+            if EVIDENCE.fullmatch(tag.upper()):
+                turn_of[memory_id].add((sample, tag.upper()))
+    return turn_of
+
+
+def questions(samples):
+    for sample in samples:
+        for qa in sample["qa"]:
+            if qa.get("category") == 5:
+                continue
+            evidence = {f"D{a}:{b}" for a, b in EVIDENCE.findall(" ".join(qa.get("evidence", [])))}
+            if evidence:
+                yield sample["sample_id"], qa, evidence
+
+
+def evaluate(client, samples, turn_of, extra):
+    hits = defaultdict(lambda: defaultdict(list))
+    client_ms, server_ms, rows = [], [], []
+    for sample_id, qa, evidence in questions(samples):
+        params = {"query": qa["question"], "tags": sample_id, "limit": max(KS), **extra}
+        data, elapsed = client.expect("GET", "/recall", params=params)
+        client_ms.append(elapsed)
+        server_ms.append(data.get("query_time_ms", 0))
+        ranked = []
+        for result in data["results"]:
+            found = {dia for sample, dia in turn_of.get(str(result["id"]), ()) if sample == sample_id}
+            ranked.append(sorted(found))
+        for k in KS:
+            got = set().union(*ranked[:k]) if ranked else set()
+            share = len(got & evidence) / len(evidence)
+            hits["overall"][k].append(share)
+            hits[CATEGORIES[qa["category"]]][k].append(share)
+        rows.append(
+            {
+                "sample": sample_id,
+                "category": qa["category"],
+                "question": qa["question"],
+                "evidence": sorted(evidence),
+                "ranked": ranked,
+            }
+        )
+    recall = {
+        group: {
+            "questions": len(by_k[KS[0]]),
+            **{f"recall@{k}": round(float(np.mean(by_k[k])), 3) for k in KS},
+        }
+        for group, by_k in hits.items()
+    }
+    return recall, summarize_ms(client_ms), summarize_ms(server_ms), rows
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help="locomo-dev.json")
+    parser.add_argument("--database-url", default=LOCOMO_DATABASE_URL)
+    parser.add_argument("--reuse", action="store_true", help="keep the loaded database (compare settings)")
+    parser.add_argument("--port", type=int, default=BENCH_PORT + 3)
+    parser.add_argument("--workers", type=int, default=2)
+    parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="recall parameter")
+    parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="server setting")
+    parser.add_argument("--dump", type=Path, help="write each question's ranked dia_ids to this JSON file")
+    args = parser.parse_args()
+    samples = load(args.path)
+    extra = dict(item.split("=", 1) for item in args.param)
+    server_env = dict(item.split("=", 1) for item in args.env)
+    reuse = args.reuse and bool(_has_data(args.database_url))
+    if not reuse:
+        ensure_database(args.database_url, fresh=True)
+    token, _ = issue_token(args.database_url, USERNAME)
+    with running_server(args.database_url, args.port, args.workers, server_env) as base_url:
+        client = Client(base_url, token)
+        if reuse:
+            turn_of, store_rate = stored_turns(args.database_url), None
+        else:
+            turn_of, store_rate = store(client, samples)
+        recall, latency, server_latency, rows = evaluate(client, samples, turn_of, extra)
+        client.close()
+    if args.dump:
+        args.dump.write_text(json.dumps(rows, indent=1))
+    overall = recall["overall"]
+    log(
+        "LoCoMo: "
+        + ", ".join(f"R@{k} {overall[f'recall@{k}']}" for k in KS)
+        + f"; p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms"
+    )
+    emit(
+        {
+            "benchmark": "locomo",
+            "data": args.path.name,
+            "conversations": [sample["sample_id"] for sample in samples],
+            "memories": len(turn_of),
+            "store_turns_per_second": round(store_rate, 1) if store_rate else None,
+            "precomputed_vectors": False,
+            "recall_parameters": {"limit": max(KS), **extra},
+            "server_settings": server_env,
+            "recall": {"overall": recall.pop("overall"), **dict(sorted(recall.items()))},
+            "latency": latency,
+            "server_query_time": server_latency,
+            "target": {"recall@5": TARGET_RECALL_AT_5, "met": overall["recall@5"] >= TARGET_RECALL_AT_5},
+            "reference": {"mcp-memory-service (its README)": 0.497},
+            "machine": machine(),
+        }
+    )
+
+
+def _has_data(database_url):
+    try:
+        with psycopg.connect(database_url) as conn:
+            return conn.execute("SELECT count(*) FROM memories_memory").fetchone()[0]
+    except psycopg.Error:
+        return 0
+
+
+if __name__ == "__main__":
+    main()
