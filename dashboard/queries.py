@@ -86,10 +86,12 @@ def quality_summary(queryset):
     )
 
 
-def quality_trend(owner=None, memories=None, days=TREND_DAYS):
+def quality_trend(owner=None, memories=None, days=TREND_DAYS, with_snapshots=True):
     """Daily average quality from consolidation snapshots and from the day's evaluations."""
     since = timezone.now() - timedelta(days=days)
     snapshots = QualitySnapshot.objects.filter(taken_at__gte=since)
+    if not with_snapshots:
+        snapshots = snapshots.none()
     # Consolidation re-evaluates every memory and is already summarised by its snapshots.
     assessments = QualityAssessment.objects.filter(evaluated_at__gte=since, query="").exclude(
         trigger=Trigger.CONSOLIDATION

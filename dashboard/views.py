@@ -67,11 +67,16 @@ def overview(request):
 @staff_required
 def quality(request):
     filterset = MemoryFilterSet(request.GET or None, queryset=queries.live_memories())
-    memories = filterset.qs if filterset.is_bound and filterset.is_valid() else queries.live_memories()
+    valid = filterset.is_bound and filterset.is_valid()
+    memories = filterset.qs if valid else queries.live_memories()
+    chosen = filterset.form.cleaned_data if valid else {}
+    filtered = any(chosen.values())
+    # Snapshots summarise whole accounts: they cannot follow a type or tag filter.
+    by_content = bool(chosen.get("memory_type") or chosen.get("tag"))
     summary = queries.quality_summary(memories)
-    owner = filterset.form.cleaned_data.get("owner") if filterset.is_bound and filterset.is_valid() else None
-    filtered = filterset.is_bound and any(filterset.form.cleaned_data.values())
-    trend = queries.quality_trend(owner=owner, memories=memories if filtered else None)
+    trend = queries.quality_trend(
+        owner=chosen.get("owner"), memories=memories if filtered else None, with_snapshots=not by_content
+    )
     return render(
         request,
         "dashboard/quality.html",
@@ -79,6 +84,7 @@ def quality(request):
             "nav": "quality",
             "filterset": filterset,
             "filtered": filtered,
+            "snapshots_hidden": by_content,
             "summary": summary,
             "ranked": queries.ranked_memories(summary),
             "histogram_chart": charts.quality_histogram(summary["histogram"]),

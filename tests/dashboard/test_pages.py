@@ -107,3 +107,12 @@ def test_the_consolidation_page_shows_each_phase_of_a_run(curator, curation_data
         "cleanup",
     ]
     assert b"Association quality boost" in response.content
+
+
+def test_filtering_by_tag_leaves_account_wide_snapshots_out_of_the_trend(curator, curation_data):
+    unfiltered = curator.get(reverse("dashboard:quality"))
+    assert b"consolidation snapshot" in unfiltered.content
+    assert not unfiltered.context["snapshots_hidden"]
+    response = curator.get(reverse("dashboard:quality"), {"tag": "status"})
+    assert response.context["snapshots_hidden"]
+    assert response.context["summary"]["total"] == 2
