@@ -27,7 +27,7 @@ from bench.client import (
 )
 from bench.graph_seed import TYPES, owner_memories
 
-PORT = 8097
+PORT = 8099
 BATCH = 500
 TARGET_MS = 500
 

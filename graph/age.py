@@ -1,4 +1,9 @@
-"""All Cypher for the AGE graph `memsite`. Every query is parameterized.
+"""Everything that touches the AGE graph `memsite`. Every query is parameterized.
+
+Traversals and reads are Cypher. Edge writes and deletes (and vertex deletes) are set-based SQL
+on AGE's label tables inside the same transaction: AGE 1.5 finds each entity it creates, sets or
+deletes with a sequential heap scan of its label table, which costs milliseconds per edge once
+the graph holds 100,000 vertices (bench/README.md has the numbers).
 
 AGE accepts Cypher parameters only as a real bound parameter (`cypher(graph, query, $1)`), while
 Django's psycopg cursors bind on the client. Queries therefore run on a server-binding psycopg
@@ -112,46 +117,76 @@ def _edge_properties(relation_type):
     return ["strength", "updated_at", *RELATION_PROPERTIES[relation_type]]
 
 
-def merge_edges(relation_type, new_rows, changed_rows=()):
-    """Write `relation_type` edges, rows {source, target, strength, updated_at, <properties>}.
+def _vertex_id(alias):
+    return (
+        f"ag_catalog.agtype_access_operator(VARIADIC ARRAY[{alias}.properties, '\"id\"'::ag_catalog.agtype])"
+    )
 
-    `new_rows` are edges the association table has just inserted: one UNWIND CREATEs them with
-    their properties. `changed_rows` already had a row: one UNWIND MERGEs and SETs them (a
-    property missing from a row is removed from the edge, as in the table). The two are split
-    because AGE 1.5 drops a SET that follows a MERGE which had to create its edge. The label
-    comes from the fixed relation table, never from input.
-    """
+
+def _edge_rows_sql():
+    """The rows parameter joined to both end vertices (by the btree on the vertex id)."""
+    return (
+        "SELECT va.id AS start_id, vb.id AS end_id, r.properties "
+        "FROM jsonb_to_recordset(%s::jsonb) AS r(source text, target text, properties jsonb) "
+        f'JOIN {GRAPH}."Memory" va ON {_vertex_id("va")} = to_jsonb(r.source)::text::ag_catalog.agtype '
+        f'JOIN {GRAPH}."Memory" vb ON {_vertex_id("vb")} = to_jsonb(r.target)::text::ag_catalog.agtype'
+    )
+
+
+def _check_label(relation_type):
     if relation_type not in RELATION_PROPERTIES:
         raise ValueError(f"unknown relation type {relation_type!r}")
-    names = _edge_properties(relation_type)
-    match = (
-        "UNWIND $rows AS row MATCH (a:Memory) WHERE a.id = row.source "
-        "MATCH (b:Memory) WHERE b.id = row.target "
-    )
-    with nested_loop_plan():
-        if new_rows:
-            properties = ", ".join(f"{name}: row.{name}" for name in names)
-            cypher(f"{match}CREATE (a)-[e:{relation_type} {{{properties}}}]->(b)", {"rows": list(new_rows)})
-        if changed_rows:
-            assignments = ", ".join(f"e.{name} = row.{name}" for name in names)
-            cypher(
-                f"{match}MERGE (a)-[e:{relation_type}]->(b) SET {assignments}", {"rows": list(changed_rows)}
-            )
+
+
+def merge_edges(relation_type, rows):
+    """MERGE `relation_type` edges, rows {source, target, strength, updated_at, <properties>}.
+
+    An existing edge gets the row's properties (replacing the old ones, as in the table row);
+    a missing one is created. One set-based statement on the label table in the caller's
+    transaction: AGE 1.5's own CREATE and SET look each entity up with a sequential heap scan
+    (about 18 ms per edge at 100,000 vertices, see bench/README.md), while this statement uses
+    the vertex-id btree and the start_id/end_id indexes. Null properties are left out, as Cypher
+    does. The label comes from the fixed relation table, never from input.
+    """
+    _check_label(relation_type)
+    if not rows:
+        return
+    payload = [
+        {
+            "source": str(row["source"]),
+            "target": str(row["target"]),
+            "properties": {
+                name: row[name] for name in _edge_properties(relation_type) if row.get(name) is not None
+            },
+        }
+        for row in rows
+    ]
+    table = f'{GRAPH}."{relation_type}"'
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"WITH rows AS MATERIALIZED ({_edge_rows_sql()}), "
+            f"updated AS (UPDATE {table} e SET properties = rows.properties::text::ag_catalog.agtype "
+            "FROM rows WHERE e.start_id = rows.start_id AND e.end_id = rows.end_id "
+            "RETURNING e.start_id, e.end_id) "
+            f"INSERT INTO {table} (start_id, end_id, properties) "
+            "SELECT start_id, end_id, properties::text::ag_catalog.agtype FROM rows "
+            "WHERE NOT EXISTS (SELECT 1 FROM updated u WHERE u.start_id = rows.start_id "
+            "AND u.end_id = rows.end_id)",
+            [json.dumps(payload)],
+        )
 
 
 def remove_edges(relation_type, pairs):
-    """Delete the `relation_type` edges between these (source, target) id pairs."""
-    if relation_type not in RELATION_PROPERTIES:
-        raise ValueError(f"unknown relation type {relation_type!r}")
-    rows = [{"source": str(source), "target": str(target)} for source, target in pairs]
-    if not rows:
+    """Delete the `relation_type` edges between these (source, target) memory id pairs."""
+    _check_label(relation_type)
+    payload = [{"source": str(source), "target": str(target), "properties": {}} for source, target in pairs]
+    if not payload:
         return
-    with nested_loop_plan():
-        cypher(
-            "UNWIND $rows AS row "
-            f"MATCH (a:Memory)-[e:{relation_type}]->(b:Memory) "
-            "WHERE a.id = row.source AND b.id = row.target DELETE e",
-            {"rows": rows},
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f'WITH rows AS MATERIALIZED ({_edge_rows_sql()}) DELETE FROM {GRAPH}."{relation_type}" e '
+            "USING rows WHERE e.start_id = rows.start_id AND e.end_id = rows.end_id",
+            [json.dumps(payload)],
         )
 
 

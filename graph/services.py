@@ -22,7 +22,7 @@ ON CONFLICT (source_id, target_id, relation_type) DO UPDATE
 SET strength = EXCLUDED.strength,
     properties = graph_association.properties || EXCLUDED.properties,
     updated_at = EXCLUDED.updated_at
-RETURNING source_id, target_id, relation_type, strength, properties, updated_at, (xmax = 0) AS inserted
+RETURNING source_id, target_id, relation_type, strength, properties, updated_at
 """
 
 
@@ -42,11 +42,10 @@ class Link:
 
 
 def _mirror(rows):
-    """Write the upserted table rows into the graph: per relation type, new and changed edges."""
-    by_type = defaultdict(lambda: ([], []))
-    for source, target, relation_type, strength, properties, updated_at, inserted in rows:
-        new, changed = by_type[relation_type]
-        (new if inserted else changed).append(
+    """MERGE the upserted table rows into the graph, one statement per relation type."""
+    by_type = defaultdict(list)
+    for source, target, relation_type, strength, properties, updated_at in rows:
+        by_type[relation_type].append(
             {
                 **(json.loads(properties) if isinstance(properties, str) else properties),
                 "source": str(source),
@@ -55,8 +54,8 @@ def _mirror(rows):
                 "updated_at": updated_at.isoformat(),
             }
         )
-    for relation_type, (new, changed) in by_type.items():
-        age.merge_edges(relation_type, new, changed)
+    for relation_type, edges in by_type.items():
+        age.merge_edges(relation_type, edges)
 
 
 def associate_memories(owner_id, links, origin=Origin.USER):
