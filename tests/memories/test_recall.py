@@ -135,3 +135,14 @@ def test_recall_validation(alice_client, params, message):
 )
 def test_query_metacharacters_and_stopwords_are_harmless(alice_client, facts, query):
     assert alice_client.get("/recall", {"query": query}).status_code == 200
+
+
+def test_a_rare_query_word_counts_more_than_a_common_one(alice_client, alice):
+    for n in range(8):
+        stored_id(alice_client, f"Caroline mentioned item {n} on the list")
+    rare = stored_id(alice_client, "Signed up for a pottery course")
+    Memory.objects.filter(owner=alice).update(embedding=embeddings.embed("unrelated"))
+    results = recall(alice_client, query="Caroline pottery")["results"]
+    assert results[0]["id"] == rare
+    keyword = {r["id"]: r["score_components"]["keyword"] for r in results}
+    assert keyword[rare] > max(value for memory_id, value in keyword.items() if memory_id != rare)
