@@ -108,8 +108,8 @@ DUPLICATES = [
         "The Atlas release checklist lives in the team wiki, under Operations.",
     ),
     (
-        "Bruno keeps the staging database snapshot at most one day old.",
-        "Bruno keeps the staging database snapshot no more than one day old.",
+        "Bruno refreshes the staging database snapshot every night.",
+        "Bruno refreshes the staging database snapshot every single night.",
     ),
     (
         "Customer data for Beacon must stay in the EU region.",

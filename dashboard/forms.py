@@ -14,6 +14,8 @@ def resolution_choices(finding):
     A value is `action` or `action:side`, where side 1 or 2 names memory A or B of the finding.
     """
     if finding.memory2_id is None:
+        if finding.memory1.archived_at is not None:
+            return [(f"{Action.ARCHIVE}:1", "Keep it archived", "Close the finding; it stays archived")]
         return [(f"{Action.ARCHIVE}:1", "Archive it", "Archive this memory; it can be restored later")]
     choices = [(Action.KEEP_BOTH, "Keep both", "Both memories are right; close the finding")]
     if finding.type == Inconsistency.Type.DUPLICATE:
@@ -31,10 +33,10 @@ def resolution_choices(finding):
             (f"{Action.LINK_INVALIDATED_BY}:1", "A is outdated by B", "Record that B invalidates A"),
             (f"{Action.LINK_INVALIDATED_BY}:2", "B is outdated by A", "Record that A invalidates B"),
         ]
-    choices += [
-        (f"{Action.ARCHIVE}:1", "Archive A", "Archive memory A; it can be restored later"),
-        (f"{Action.ARCHIVE}:2", "Archive B", "Archive memory B; it can be restored later"),
-    ]
+    for side, name, memory in (("1", "A", finding.memory1), ("2", "B", finding.memory2)):
+        if memory.archived_at is None:
+            hint = f"Archive memory {name}; it can be restored later"
+            choices.append((f"{Action.ARCHIVE}:{side}", f"Archive {name}", hint))
     return choices
 
 

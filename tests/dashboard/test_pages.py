@@ -1,6 +1,7 @@
 import pytest
 from django.urls import reverse
 
+from memories.services import archive_memory
 from quality.models import Inconsistency
 
 pytestmark = pytest.mark.django_db
@@ -116,3 +117,15 @@ def test_filtering_by_tag_leaves_account_wide_snapshots_out_of_the_trend(curator
     response = curator.get(reverse("dashboard:quality"), {"tag": "status"})
     assert response.context["snapshots_hidden"]
     assert response.context["summary"]["total"] == 2
+
+
+def test_the_queue_offers_no_archive_button_for_an_archived_memory(curator, curation_data):
+    offline = curation_data["offline"]
+    archive_memory(offline)
+    response = curator.get(reverse("dashboard:inconsistencies"))
+    row = response.context["rows"][0]
+    archived_side = "1" if row["finding"].memory1_id == offline.pk else "2"
+    live_side = "2" if archived_side == "1" else "1"
+    actions = [value for value, _, _ in row["actions"]]
+    assert f"archive:{live_side}" in actions
+    assert f"archive:{archived_side}" not in actions
