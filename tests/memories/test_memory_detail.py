@@ -32,17 +32,27 @@ def test_get_returns_the_memory_with_quality_and_provenance(alice_client, alice_
     assert memory["provenance"]["confidence"] == pytest.approx(0.7)
 
 
-@pytest.mark.parametrize("method", ["get", "patch", "delete"])
-def test_invalid_uuid_is_a_400(alice_client, method):
-    response = getattr(alice_client, method)("/memory/not-a-uuid", {}, format="json")
+ENDPOINTS = [
+    ("get", ""),
+    ("patch", ""),
+    ("delete", ""),
+    ("post", "/corroborate"),
+    ("post", "/archive"),
+    ("post", "/restore"),
+]
+
+
+@pytest.mark.parametrize(("method", "suffix"), ENDPOINTS)
+def test_invalid_uuid_is_a_400(alice_client, method, suffix):
+    response = getattr(alice_client, method)(f"/memory/not-a-uuid{suffix}", {"source_id": "s"}, format="json")
     assert response.status_code == 400
     assert response.json()["message"] == "memory_id must be a valid UUID"
 
 
-@pytest.mark.parametrize("method", ["get", "patch", "delete"])
-def test_unknown_id_is_a_404(alice_client, method):
+@pytest.mark.parametrize(("method", "suffix"), ENDPOINTS)
+def test_unknown_id_is_a_404(alice_client, method, suffix):
     response = getattr(alice_client, method)(
-        "/memory/00000000-0000-4000-8000-000000000000", {}, format="json"
+        f"/memory/00000000-0000-4000-8000-000000000000{suffix}", {"source_id": "s"}, format="json"
     )
     assert response.status_code == 404
     assert response.json()["message"] == "Memory not found"
