@@ -40,7 +40,7 @@ def provenance_confidence(source_type, is_explicit, distinct_sources):
 
 
 EVALUATE_SQL = """
-WITH target AS (
+WITH target AS MATERIALIZED (
     SELECT m.id,
            CASE
                WHEN m.source_type = 'user_input' AND m.is_explicit THEN %(explicit)s
@@ -61,7 +61,7 @@ WITH target AS (
     FROM memories_memory m
     WHERE ({ids_filter}) AND ({owner_filter})
 ),
-dimensions AS (
+dimensions AS MATERIALIZED (
     SELECT id,
            LEAST(1, base + LEAST(%(step)s * sources, %(cap)s)) AS accuracy,
            CASE WHEN length = 0 THEN 0
