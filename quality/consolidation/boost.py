@@ -28,8 +28,8 @@ DECAY_AFTER_DAYS = 90
 DECAY_CONNECTION_RATIO = 0.5
 BIDIRECTIONAL_FACTOR = 1.05
 BIDIRECTIONAL_BELOW = 0.6
-# Two float computations of the same boosted score are "equal" within this.
-EPSILON = 1e-9
+# A boosted score that moved less than this (the precision the log lines show) is not recorded again.
+EPSILON = 0.0005
 CONNECTIONS = "consolidation_connections"
 
 REMOVE_BOOST_SQL = """

@@ -1,9 +1,12 @@
 """Consolidation runs: five set-based phases, one run at a time, each recorded in ConsolidationRun.
 
-A real run commits each phase on its own (interrupting it leaves whole phases done), a dry run
-does exactly the same work inside one transaction and rolls it back, so its counts are what a real
-run would change. Either way the run record is written as the run goes, on a connection of its
-own, so a dashboard can poll the current phase while a dry run's transaction is still open.
+A real run commits each phase on its own, so interrupting it leaves whole phases done. A dry run
+does exactly the same work phase by phase, each inside a transaction that is rolled back, so its
+counts are what each phase would change given the data as it is now (a later phase does not see
+what an earlier one would have changed). Keeping each phase short-lived also lets PostgreSQL reuse
+the space of the row versions a phase leaves behind, which keeps the next phase's updates in place.
+The run record is written as the run goes, on a connection of its own, so a dashboard can poll
+the current phase even when the run itself is inside a caller's transaction.
 """
 
 import json
@@ -25,6 +28,9 @@ logger = logging.getLogger("quality.consolidation")
 # pg_try_advisory_lock key shared by every process: "memsite" + 1 as a signed 64-bit integer.
 LOCK_KEY = int.from_bytes(b"memsite\x01", "big", signed=True)
 BUSY_MESSAGE = "A consolidation run is already in progress"
+# Memory for the phases' sorts and hashes (connection counts aggregate every association twice);
+# no JIT: compiling the phases' wide expressions costs more than it saves.
+PHASE_SETTINGS = ["SET LOCAL work_mem = '128MB'", "SET LOCAL jit = off"]
 
 
 class ConsolidationBusy(Exception):
@@ -114,7 +120,13 @@ def _run_phases(run, progress, on_phase):
         if on_phase is not None:
             on_phase(run, index, name, label)
         started = time.perf_counter()
-        counts = phase(run)
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                for statement in PHASE_SETTINGS:
+                    cursor.execute(statement)
+            counts = phase(run)
+            if run.dry_run:
+                transaction.set_rollback(True)
         run.phases[name] = {**counts, "duration_ms": round((time.perf_counter() - started) * 1000)}
         logger.debug("consolidation run %s: %s %s", run.pk, name, json.dumps(run.phases[name]))
     run.phase = "done"
@@ -134,12 +146,7 @@ def run_consolidation(dry_run=True, started_by=None, on_phase=None):
         )
         progress = _RunProgress(run)
         try:
-            if dry_run:
-                with transaction.atomic():
-                    _run_phases(run, progress, on_phase)
-                    transaction.set_rollback(True)
-            else:
-                _run_phases(run, progress, on_phase)
+            _run_phases(run, progress, on_phase)
         except Exception as error:
             run.status = ConsolidationRun.Status.FAILED
             run.error = f"{type(error).__name__}: {error}"[:2000]
