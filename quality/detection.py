@@ -78,6 +78,12 @@ CREATE TEMPORARY TABLE detect_candidate (
 ) ON COMMIT DROP
 """
 
+# Negation polarity once per memory, not once per candidate pair.
+CREATE_POLARITY = f"""
+CREATE TEMPORARY TABLE detect_polarity ON COMMIT DROP AS
+SELECT m.id, {negated_sql("m")} AS negated FROM memories_memory m WHERE {SCOPE}
+"""
+
 # The k-nearest-neighbour search as a function: a LATERAL subquery with LIMIT is never run by
 # parallel workers, a PARALLEL SAFE function is, so each chunk searches on every core. It is
 # created per run in pg_temp, inside the detection transaction.
@@ -130,13 +136,21 @@ WITH pair AS (
            bool_or(equal_content) AS equal_content, bool_or(linked) AS linked
     FROM detect_candidate GROUP BY memory1, memory2
 ),
-judged AS (
-    SELECT p.*, m.confidence AS confidence1, o.confidence AS confidence2,
-           left(m.content, 80) AS content1, left(o.content, 80) AS content2,
-           {negated_sql("m")} <> {negated_sql("o")} AS polarity_differs
+classified AS (
+    SELECT p.*, a.negated <> b.negated AS polarity_differs
     FROM pair p
-    JOIN memories_memory m ON m.id = p.memory1
-    JOIN memories_memory o ON o.id = p.memory2
+    JOIN detect_polarity a ON a.id = p.memory1
+    JOIN detect_polarity b ON b.id = p.memory2
+),
+judged AS MATERIALIZED (
+    SELECT c.*, m.confidence AS confidence1, o.confidence AS confidence2,
+           left(m.content, 80) AS content1, left(o.content, 80) AS content2
+    FROM classified c
+    JOIN memories_memory m ON m.id = c.memory1
+    JOIN memories_memory o ON o.id = c.memory2
+    WHERE c.equal_content OR c.linked
+       OR (c.similarity >= %(duplicate_cosine)s AND NOT c.polarity_differs)
+       OR (c.similarity >= %(contradiction_cosine)s AND c.polarity_differs)
 ),
 finding AS MATERIALIZED (
     SELECT 'duplicate' AS type, memory1, memory2, LEAST(1, similarity) AS severity,
@@ -253,8 +267,9 @@ def _params(owner):
 
 def _session_settings():
     """Per-transaction planner settings: exact enough HNSW search, no JIT, parallel chunks."""
-    ef_search = max(40, 2 * settings.DETECT_NEIGHBOURS)
+    ef_search = max(20, 2 * settings.DETECT_NEIGHBOURS)
     return [
+        "SET LOCAL work_mem = '256MB'",
         f"SET LOCAL hnsw.ef_search = {ef_search}",
         "SET LOCAL hnsw.iterative_scan = relaxed_order",
         "SET LOCAL jit = off",
@@ -300,7 +315,7 @@ def detect_inconsistencies(owner=None, progress=None):
         for statement in _session_settings():
             cursor.execute(statement)
         cursor.execute(NEIGHBOURS_FUNCTION)
-        cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate")
+        cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate, pg_temp.detect_polarity")
         cursor.execute(CREATE_CANDIDATES)
         cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SCOPE}", params)
         result.scanned = cursor.fetchone()[0]
@@ -308,10 +323,11 @@ def detect_inconsistencies(owner=None, progress=None):
         cursor.execute(EQUAL_CONTENT_CANDIDATES, params)
         cursor.execute(LINKED_CANDIDATES, params)
         clock.lap("candidates")
+        cursor.execute(CREATE_POLARITY, params)
         cursor.execute(UPSERT_FINDINGS, params)
         found, result.created, result.no_longer_detected, touched = cursor.fetchone()
         result.found.update(found or {})
-        cursor.execute("DROP TABLE detect_candidate")
+        cursor.execute("DROP TABLE detect_candidate, detect_polarity")
         clock.lap("findings")
         if touched:
             result.reevaluated = evaluate_memories(sorted(touched), Trigger.FINDING)
