@@ -40,7 +40,7 @@ def cypher(query, params=None, columns=("result",)):
     sql = f"SELECT {select} FROM ag_catalog.cypher('{GRAPH}', $$ {query} $$, %s) AS ({column_list})"
     connection.ensure_connection()
     with psycopg.Cursor(connection.connection) as cursor:
-        cursor.execute(sql, [json.dumps(params or {})], prepare=True)
+        cursor.execute(sql, [json.dumps(params or {})])
         rows = cursor.fetchall() if cursor.description else []
     parse = [sql_type is None for _, sql_type in specs]
     return [
