@@ -116,7 +116,7 @@ class Memory(models.Model):
     class Meta:
         ordering = ["-created_at"]
         verbose_name_plural = "memories"
-        # No index on quality_score or archived_at, and fillfactor 40 (migration 0003): consolidation
+        # No index on quality_score or archived_at, and fillfactor 25 (migrations 0003, 0004): consolidation
         # rewrites those fields for every row, which then stays a HOT update that skips the indexes.
         indexes = [
             HnswIndex(
