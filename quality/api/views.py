@@ -13,6 +13,7 @@ from memories.queries import get_memory_for_user
 from quality import queries, services
 from quality.api import serializers as s
 from quality.filters import InconsistencyFilterSet
+from quality.models import Inconsistency
 
 MEMORY_ID = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
 FINDING_ID = OpenApiParameter("pk", int, OpenApiParameter.PATH, description="The inconsistency's id.")
@@ -149,6 +150,7 @@ class LowQualityView(ListAPIView):
     )
 )
 class InconsistencyListView(ListAPIView):
+    queryset = Inconsistency.objects.none()  # for the schema; get_queryset scopes to the caller
     serializer_class = s.InconsistencySerializer
     pagination_class = Page
     filterset_class = InconsistencyFilterSet

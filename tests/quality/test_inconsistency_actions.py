@@ -209,3 +209,12 @@ def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, ali
     assert response.json()["message"] == "'keep_both' needs a finding between two memories"
     assert resolve(alice_client, finding, action="archive").status_code == 200
     assert Memory.objects.get(pk=old.pk).is_archived
+
+
+def test_the_list_does_not_query_per_finding(alice_client, alice, make_memory, django_assert_max_num_queries):
+    for n in range(5):
+        make_memory(alice, f"Old note number {n}", days_old=300)
+    alice_client.post("/api/quality/inconsistencies/detect")
+    with django_assert_max_num_queries(10):  # token, throttle cache, count, page
+        body = alice_client.get("/api/quality/inconsistencies").json()
+    assert body["count"] == 5
