@@ -124,6 +124,8 @@ def _tag_score(options):
     return f"(SELECT count(*) FROM unnest(%(tags)s::text[]) q WHERE {match})::float / %(tag_count)s"
 
 
+# `scored` and `term_weights` are materialized: inlined, PostgreSQL would plan and evaluate the
+# scoring expressions once per reference (final, rank_score, the selected columns).
 QUOTED_LEXEME = "('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''')"
 RECENCY = (
     "LEAST(1, GREATEST(0, 1 - EXTRACT(EPOCH FROM (now() - m.created_at))::float / 86400 / %(recency_days)s))"
@@ -157,7 +159,7 @@ every_term_hits AS (
     WHERE {{filters}} AND m.search_vector @@ tq.every_term
     LIMIT %(per_term)s
 ),
-term_weights AS (
+term_weights AS MATERIALIZED (
     SELECT l.quoted::tsquery AS term, ln(1 + %(idf_scale)s / (count(h.id) + 0.5)) AS idf
     FROM lexemes l LEFT JOIN term_hits h ON h.quoted = l.quoted
     GROUP BY l.quoted
@@ -165,7 +167,7 @@ term_weights AS (
 candidates AS (
     SELECT id FROM vector_hits UNION SELECT id FROM term_hits UNION SELECT id FROM every_term_hits
 ),
-scored AS (
+scored AS MATERIALIZED (
     SELECT m.id,
            GREATEST(0, 1 - (m.embedding <=> %(vector)s::vector)) AS vector,
            0.5 * COALESCE(ts_rank_cd(%(label_weights)s::float4[], m.search_vector,
@@ -181,7 +183,7 @@ candidates AS (
     SELECT m.id FROM memories_memory m WHERE {{filters}}
     ORDER BY m.created_at DESC LIMIT %(candidates)s
 ),
-scored AS (
+scored AS MATERIALIZED (
     SELECT m.id, 0.0::float AS vector, 0.0::float AS keyword, {{tag_score}} AS tag,
            {RECENCY} AS recency, {CONTEXT_COLUMNS}
     FROM candidates c JOIN memories_memory m ON m.id = c.id
