@@ -17,6 +17,7 @@ from dashboard import queries
 from dashboard.filters import MemoryFilterSet
 from dashboard.forms import DISMISS, ResolveForm, StartConsolidationForm, resolution_choices
 from graph import queries as graph_queries
+from memories import services as memory_services
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
 from quality import charts
@@ -219,6 +220,24 @@ def reset_memory_boost(request, memory_id):
     else:
         messages.info(request, "This memory had no boost to reset.")
     return _back(request, "dashboard:boosts")
+
+
+@staff_required
+@require_POST
+def archive_memory(request, memory_id):
+    memory = get_object_or_404(Memory, pk=memory_id)
+    _, changed = memory_services.archive_memory(memory, reason=f"archived by {request.user.get_username()}")
+    messages.success(request, "Memory archived." if changed else "The memory was already archived.")
+    return redirect("dashboard:memory", memory_id=memory.pk)
+
+
+@staff_required
+@require_POST
+def restore_memory(request, memory_id):
+    memory = get_object_or_404(Memory, pk=memory_id)
+    _, changed = memory_services.restore_memory(memory)
+    messages.success(request, "Memory restored." if changed else "The memory was not archived.")
+    return redirect("dashboard:memory", memory_id=memory.pk)
 
 
 @staff_required

@@ -26,6 +26,7 @@ STATUS_COLOURS = {"open": "#c2453a", "resolved": "#2f8a5f", "dismissed": "#9aa5b
 DIMENSIONS = ["accuracy", "completeness", "consistency", "timeliness", "relevance"]
 CONFIG = {"displayModeBar": False, "responsive": True}
 MAX_LABELLED = 16
+SMALL_NEIGHBOURHOOD = 5
 
 
 def _axis(**extra):
@@ -393,7 +394,7 @@ def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
     placed = [node for node in nodes if node["id"] in positions]
     figure = go.Figure(
         layout=_layout(
-            height=460,
+            height=460 if len(nodes) > SMALL_NEIGHBOURHOOD else 280,
             margin={"l": 8, "r": 8, "t": 8, "b": 8},
             xaxis={"visible": False, "range": [-2.9, 2.9]},
             yaxis={"visible": False, "range": [-2.25, 2.25]},

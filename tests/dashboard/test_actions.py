@@ -119,3 +119,16 @@ def test_starting_a_run_while_another_one_runs_says_so(curator, db):
         "A consolidation run is already in progress."
     ]
     assert not ConsolidationRun.objects.exists()
+
+
+def test_a_memory_is_archived_and_restored_from_its_page(curator, curation_data):
+    memory = curation_data["memories"][6]
+    response = curator.post(reverse("dashboard:archive", args=[memory.pk]))
+    assert response["Location"] == reverse("dashboard:memory", args=[memory.pk])
+    memory.refresh_from_db()
+    assert memory.archived_at is not None
+    assert memory.archive_reason == "archived by curator"
+    assert b"Restore" in curator.get(response["Location"]).content
+    curator.post(reverse("dashboard:restore", args=[memory.pk]))
+    memory.refresh_from_db()
+    assert memory.archived_at is None
