@@ -222,8 +222,8 @@ def _graph_edges_sql():
     return "\nUNION ALL\n".join(
         f"SELECT vs.memory_id AS source, vt.memory_id AS target, '{label}' AS relation_type, "
         f"({EDGE_STRENGTH})::text::float8 AS strength "
-        f'FROM {GRAPH}."{label}" e JOIN vertices vs ON vs.gid = e.start_id '
-        "JOIN vertices vt ON vt.gid = e.end_id"
+        f'FROM {GRAPH}."{label}" e LEFT JOIN vertices vs ON vs.gid = e.start_id '
+        "LEFT JOIN vertices vt ON vt.gid = e.end_id"
         for label in RELATION_PROPERTIES
     )
 
@@ -232,7 +232,7 @@ def differences(limit=1000):
     """Every difference between the tables and the graph, as (kind, detail) rows.
 
     Kinds: missing_vertex, extra_vertex, owner_mismatch, duplicate_vertex, missing_edge, extra_edge,
-    duplicate_edge, strength_mismatch. Set-based SQL over the label tables.
+    dangling_edge, duplicate_edge, strength_mismatch. Set-based SQL over the label tables.
     """
     sql = f"""
 WITH vertices AS MATERIALIZED (
@@ -262,7 +262,11 @@ edge_diff AS (
     SELECT 'extra_edge', e.source || ' -[' || e.relation_type || ']-> ' || e.target
     FROM edges e LEFT JOIN graph_association a ON e.source = a.source_id::text
         AND e.target = a.target_id::text AND e.relation_type = a.relation_type
-    WHERE a.id IS NULL
+    WHERE a.id IS NULL AND e.source IS NOT NULL AND e.target IS NOT NULL
+    UNION ALL
+    SELECT 'dangling_edge', relation_type || ' edge without its vertex: '
+        || coalesce(source, '?') || ' -> ' || coalesce(target, '?')
+    FROM edges WHERE source IS NULL OR target IS NULL
     UNION ALL
     SELECT 'strength_mismatch', a.source_id || ' -[' || a.relation_type || ']-> ' || a.target_id
         || ' table ' || a.strength || ' graph ' || coalesce(e.strength::text, 'none')

@@ -23,7 +23,7 @@ from graph.models import (
     Association,
 )
 from memories import recall
-from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
+from memories.models import Memory
 from memsite.api.exceptions import ApiError
 
 MAX_FRONTIER = 500
@@ -338,10 +338,10 @@ SCORE_EXPANDED = """
 SELECT {columns},
        {vector} AS vector,
        {keyword} AS keyword,
-       GREATEST(0, 1 - EXTRACT(EPOCH FROM (now() - m.created_at)) / 86400.0 / %(recency_days)s)::float8
-           AS recency
+       {tag} AS tag,
+       {recency} AS recency
 FROM memories_memory m
-WHERE m.id = ANY(%(ids)s::uuid[]) AND m.owner_id = %(owner)s {archived}
+WHERE m.id = ANY(%(ids)s::uuid[]) AND {filters}
 """
 KEYWORD = """COALESCE(ts_rank_cd(m.search_vector, (
     SELECT array_to_string(array_agg(quoted), ' | ')::tsquery FROM (
@@ -350,25 +350,21 @@ KEYWORD = """COALESCE(ts_rank_cd(m.search_vector, (
         LIMIT %(max_terms)s) lexemes), 32), 0)"""
 
 
-def _score_rows(owner_id, ids, options, vector):
-    """Vector, keyword and recency of the expanded memories, computed as recall computes them."""
+def _score_rows(user, ids, options, vector):
+    """Vector, keyword, tag and recency of the expanded memories, as recall computes them.
+
+    The recall's own filters (owner, archived, tags, type, dates, quality) apply to them too.
+    """
     has_query = bool(options.query and vector)
     sql = SCORE_EXPANDED.format(
         columns=recall.MEMORY_COLUMNS,
         vector="GREATEST(0, 1 - (m.embedding <=> %(vector)s::vector))" if has_query else "0.0::float",
         keyword=KEYWORD.format(quoted=recall.QUOTED_LEXEME) if has_query else "0.0::float",
-        archived="" if options.include_archived else "AND m.archived_at IS NULL",
+        tag=recall._tag_score(options),
+        recency=recall.RECENCY,
+        filters=recall._filters(options),
     )
-    params = {
-        "ids": list(ids),
-        "owner": owner_id,
-        "vector": vector,
-        "query": options.query,
-        "config": SEARCH_CONFIG,
-        "cjk": CJK_CHARACTERS,
-        "max_terms": recall.MAX_QUERY_TERMS,
-        "recency_days": recall.RECENCY_DAYS,
-    }
+    params = {**recall._params(user, options, vector), "ids": list(ids)}
     memories = Memory.objects.raw(sql, params)
     return {str(memory.pk): memory for memory in memories}
 
@@ -382,12 +378,6 @@ def _relation_scores(edges, importance):
                 scores[end] += edge.strength * importance[other]
                 relations[end].append(edge.seen_from(end))
     return {memory: min(1.0, score) for memory, score in scores.items()}, relations
-
-
-def _tag_fraction(query_tags, tags):
-    if not query_tags:
-        return 0.0
-    return sum(1 for tag in query_tags if tag in tags) / len(query_tags)
 
 
 def expand_recall(user, seeds, options, vector=None):
@@ -421,7 +411,7 @@ def expand_recall(user, seeds, options, vector=None):
         include_hidden=False,
     )
     reached = [memory for memory in depth if memory not in set(seed_ids)]
-    rows = _score_rows(user.pk, reached, options, vector) if reached else {}
+    rows = _score_rows(user, reached, options, vector) if reached else {}
     rows = {
         memory: row
         for memory, row in rows.items()
@@ -445,7 +435,7 @@ def expand_recall(user, seeds, options, vector=None):
             "vector": row.vector,
             "keyword": row.keyword,
             "relation": scores.get(memory, 0.0),
-            "tag": _tag_fraction(options.tags, row.tags),
+            "tag": row.tag,
             "importance": row.importance,
             "confidence": row.confidence,
             "recency": row.recency,

@@ -114,3 +114,10 @@ def test_expansion_never_reaches_another_users_memories(alice, bob, alice_client
     response = recall(alice_client, expand_relations="true", max_hops=3, limit=10)
     assert not set(ids(response)) & {str(bobs.pk), str(other.pk)}
     assert Association.objects.filter(source__owner=alice).count() == 2
+
+
+def test_expanded_memories_obey_the_recall_filters(alice, alice_client):
+    a, b, _ = chain(alice, alice_client)
+    response = recall(alice_client, expand_relations="true", tags="infra", limit=5)
+    assert ids(response) == [str(a.pk)]
+    assert response.json()["results"][0]["relations"] == []
