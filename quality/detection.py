@@ -136,21 +136,22 @@ WITH pair AS (
            bool_or(equal_content) AS equal_content, bool_or(linked) AS linked
     FROM detect_candidate GROUP BY memory1, memory2
 ),
-classified AS (
+-- Only pairs that can become findings go on to fetch content and confidence.
+classified AS MATERIALIZED (
     SELECT p.*, a.negated <> b.negated AS polarity_differs
     FROM pair p
     JOIN detect_polarity a ON a.id = p.memory1
     JOIN detect_polarity b ON b.id = p.memory2
+    WHERE p.equal_content OR p.linked
+       OR (p.similarity >= %(duplicate_cosine)s AND a.negated = b.negated)
+       OR (p.similarity >= %(contradiction_cosine)s AND a.negated <> b.negated)
 ),
-judged AS MATERIALIZED (
+judged AS (
     SELECT c.*, m.confidence AS confidence1, o.confidence AS confidence2,
            left(m.content, 80) AS content1, left(o.content, 80) AS content2
     FROM classified c
     JOIN memories_memory m ON m.id = c.memory1
     JOIN memories_memory o ON o.id = c.memory2
-    WHERE c.equal_content OR c.linked
-       OR (c.similarity >= %(duplicate_cosine)s AND NOT c.polarity_differs)
-       OR (c.similarity >= %(contradiction_cosine)s AND c.polarity_differs)
 ),
 finding AS MATERIALIZED (
     SELECT 'duplicate' AS type, memory1, memory2, LEAST(1, similarity) AS severity,
@@ -324,6 +325,7 @@ def detect_inconsistencies(owner=None, progress=None):
         cursor.execute(LINKED_CANDIDATES, params)
         clock.lap("candidates")
         cursor.execute(CREATE_POLARITY, params)
+        cursor.execute("ANALYZE detect_candidate, detect_polarity")
         cursor.execute(UPSERT_FINDINGS, params)
         found, result.created, result.no_longer_detected, touched = cursor.fetchone()
         result.found.update(found or {})
