@@ -5,7 +5,7 @@ from django.core.management import CommandError, call_command
 from django.db import connections
 
 from memories.models import Memory
-from quality.consolidation import run_consolidation
+from quality.consolidation import engine, run_consolidation
 from quality.consolidation.engine import LOCK_KEY
 from quality.models import ConsolidationRun, QualityAssessment, QualityBoost, QualitySnapshot
 from tests.consolidation.conftest import hub, make_memories
@@ -189,3 +189,25 @@ def test_the_schedule_is_off_by_default(settings):
 
     with pytest.raises(CommandError, match="MEMSITE_CONSOLIDATION_SCHEDULE_HOURS"):
         call_command("consolidate", "--every")
+
+
+def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch, corpus):
+    def broken(run):
+        raise RuntimeError("disk on fire")
+
+    phases = list(engine.PHASES)
+    monkeypatch.setattr(engine, "PHASES", [*phases[:2], ("relevance", "Relevance", broken), *phases[3:]])
+
+    with pytest.raises(RuntimeError, match="disk on fire"):
+        run_consolidation(dry_run=False)
+
+    failed = ConsolidationRun.objects.get()
+    assert (failed.status, failed.phase, failed.error) == (
+        "failed",
+        "relevance",
+        "RuntimeError: disk on fire",
+    )
+    assert set(failed.phases) == {"evaluate", "boost"}
+    assert Memory.objects.filter(quality_boost_applied=True).count() == 1
+    monkeypatch.setattr(engine, "PHASES", phases)
+    assert run_consolidation(dry_run=True).status == "succeeded"
