@@ -77,7 +77,7 @@ def _chosen(finding, memory_id, default):
     if memory_id is None:
         return default
     for memory in _pair(finding):
-        if memory.pk == memory_id:
+        if str(memory.pk) == str(memory_id):
             return memory
     raise ApiError("'memory_id' must be one of the finding's memories", 400)
 

@@ -4,6 +4,7 @@ from graph.age import cypher
 from graph.models import Association
 from memories.models import Memory
 from quality.models import Inconsistency
+from quality.services import resolve_inconsistency
 
 pytestmark = pytest.mark.django_db
 
@@ -218,3 +219,10 @@ def test_the_list_does_not_query_per_finding(alice_client, alice, make_memory, d
     with django_assert_max_num_queries(10):  # token, throttle cache, count, page
         body = alice_client.get("/api/quality/inconsistencies").json()
     assert body["count"] == 5
+
+
+def test_the_service_accepts_the_memory_id_as_text(alice, contradiction):
+    finding, _, offline = contradiction
+    resolve_inconsistency(finding, "archive", alice, memory_id=str(offline.pk))
+    offline.refresh_from_db()
+    assert offline.is_archived
