@@ -207,3 +207,21 @@ def test_trends_reject_days_outside_1_to_365(alice_client, days):
 )
 def test_quality_endpoints_need_a_token(anon_client, method, path):
     assert_envelope(getattr(anon_client, method)(path), 401)
+
+
+def test_a_non_numeric_finding_id_is_not_found(alice_client):
+    assert_envelope(alice_client.post("/api/quality/inconsistencies/abc/resolve", {}, format="json"), 404)
+
+
+def test_a_wrong_method_answers_405_in_the_envelope(alice_client):
+    assert_envelope(alice_client.post("/api/quality/distribution"), 405)
+
+
+def test_evaluate_refuses_more_than_1000_ids(alice_client):
+    ids = [f"00000000-0000-0000-0000-{n:012d}" for n in range(1001)]
+    assert_envelope(alice_client.post("/api/quality/evaluate", {"memory_ids": ids}, format="json"), 400)
+
+
+def test_evaluate_refuses_a_non_json_body(alice_client):
+    response = alice_client.post("/api/quality/evaluate", "memory_ids=1", content_type="text/plain")
+    assert_envelope(response, 415)
