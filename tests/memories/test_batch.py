@@ -22,7 +22,10 @@ def test_batch_of_500_is_stored_in_one_go(alice_client, alice):
     assert Memory.objects.filter(owner=alice).count() == 500
     assert not Memory.objects.filter(quality_evaluated_at__isnull=True).exists()
     assert QualityAssessment.objects.filter(trigger="store").count() == 500
-    assert age.cypher("MATCH (m:Memory) RETURN count(m)")[0][0] == 500
+    assert (
+        age.cypher("MATCH (m:Memory) WHERE m.owner = $owner RETURN count(m)", {"owner": alice.pk})[0][0]
+        == 500
+    )
 
 
 def test_batch_of_501_is_rejected_before_anything_is_stored(alice_client):
