@@ -129,7 +129,7 @@ def setup_django(database_url):
 
 def plant(owner, pairs, rng):
     """Replace earlier planted rows; insert duplicate and contradiction pairs with real vectors."""
-    from django.db import transaction
+    from django.db import connection, transaction
 
     from graph import age
     from memories.models import Memory
@@ -162,6 +162,10 @@ def plant(owner, pairs, rng):
         )
         age.add_memory_vertices(memories)
         evaluate_memories([memory.pk for memory in memories], "store")
+    # Rows of an earlier run were deleted: VACUUM removes them from the HNSW graph and repairs
+    # the links of their neighbours, as autovacuum would in a long-running service.
+    with connection.cursor() as cursor:
+        cursor.execute("VACUUM ANALYZE memories_memory")
     return len(memories)
 
 
