@@ -1,9 +1,10 @@
 """Inconsistency detection (SPEC section 7): set-based SQL, candidate pairs from HNSW neighbours.
 
 Each live memory asks the HNSW index for its `DETECT_NEIGHBOURS` nearest live memories of the
-same owner (one LATERAL join per chunk of memories, never all pairs). Those pairs, the pairs with
-equal normalized content (same `content_hash`) and every CONTRADICTS association become
-candidates; the findings are then derived from the candidates in one statement:
+same owner (a LATERAL join over a chunk of memories at a time, run by parallel workers; never all
+pairs). Those pairs, the pairs with equal normalized content (same `content_hash`) and every
+CONTRADICTS association become candidates; the findings are then derived from the candidates in
+one statement (severities rounded to four decimals):
 
 - duplicate: equal content, or cosine ≥ `DETECT_DUPLICATE_MIN_COSINE` with the same negation
   polarity; severity = similarity.
@@ -16,7 +17,8 @@ Negation polarity is whether the text holds a negation cue: an English cue betwe
 boundaries (`\\m...\\M`, so "not" never matches "nothing" or "notably"), or a Chinese cue.
 
 Findings are upserted on the unique (type, memory1, memory2), the pair ordered canonically
-(memory1 < memory2). Re-running is idempotent and keeps reviewers' decisions:
+(memory1 < memory2); a finding whose severity and description are unchanged is not rewritten.
+Re-running is idempotent and keeps reviewers' decisions:
 - a dismissed finding stays dismissed, whatever happens;
 - a resolved finding stays resolved, unless one of its memories changed (content or provenance)
   after the resolution and the condition still holds: then it is reopened;
