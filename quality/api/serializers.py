@@ -222,6 +222,7 @@ class DetectResponseSerializer(serializers.Serializer):
     created = serializers.IntegerField()
     no_longer_detected = serializers.IntegerField()
     reevaluated = serializers.IntegerField()
+    timings_ms = serializers.DictField(child=serializers.IntegerField())
 
 
 class TrendsSerializer(serializers.Serializer):
