@@ -133,7 +133,9 @@ class MemoryInputSerializer(serializers.Serializer):
     content = serializers.CharField(max_length=2000, help_text="Stripped; at most 2,000 characters.")
     tags = serializers.ListField(child=serializers.CharField(max_length=100), required=False)
     importance = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.5)
-    type = serializers.ChoiceField(choices=MemoryType.values, required=False, help_text="Case-insensitive.")
+    type = serializers.CharField(
+        required=False, help_text=f"One of {', '.join(MemoryType.values)}; case-insensitive; default Memory."
+    )
     metadata = serializers.DictField(required=False)
     timestamp = serializers.DateTimeField(required=False, help_text="ISO 8601; sets created_at.")
     source_type = serializers.CharField(required=False, default="user_input")
