@@ -236,6 +236,7 @@ def _statement(options):
 def _params(user, options, vector):
     weights = settings.RECALL_WEIGHTS
     candidates = settings.RECALL_CANDIDATES
+    per_term = max(10, candidates // 2)
     return {
         "owner": user.pk,
         "types": options.types,
@@ -251,8 +252,8 @@ def _params(user, options, vector):
         "max_terms": MAX_QUERY_TERMS,
         "vector": vector,
         "candidates": candidates,
-        "per_term": max(10, candidates // 2),
-        "idf_scale": 4 * max(10, candidates // 2),
+        "per_term": per_term,
+        "idf_scale": 4 * per_term,
         "recency_days": RECENCY_DAYS,
         "label_weights": LABEL_WEIGHTS,
         "limit": options.limit,
