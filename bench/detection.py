@@ -127,7 +127,7 @@ def setup_django(database_url):
     django.setup()
 
 
-def plant(owner, pairs, rng):
+def plant(owner, pairs, rng, reindex=False):
     """Replace earlier planted rows; insert duplicate and contradiction pairs with real vectors."""
     from django.db import connection, transaction
 
@@ -166,6 +166,10 @@ def plant(owner, pairs, rng):
     # the links of their neighbours, as autovacuum would in a long-running service.
     with connection.cursor() as cursor:
         cursor.execute("VACUUM ANALYZE memories_memory")
+        if reindex:
+            log("Rebuilding the HNSW index over all rows")
+            cursor.execute("SET maintenance_work_mem = '2GB'")
+            cursor.execute("REINDEX INDEX memory_embedding_hnsw")
     return len(memories)
 
 
@@ -232,6 +236,11 @@ def main():
     parser.add_argument("--database-url", default=DATABASE_URL)
     parser.add_argument("--fresh", action="store_true", help="drop and re-create the database first")
     parser.add_argument("--seed", type=int, default=13, help="random seed of the planted pairs")
+    parser.add_argument(
+        "--reindex",
+        action="store_true",
+        help="rebuild the HNSW index after planting (planted rows otherwise join it one by one)",
+    )
     args = parser.parse_args()
 
     from bench.seed import seed
@@ -252,7 +261,7 @@ def main():
     if have < background:
         log(f"Seeding {background - have} background memories with bench.seed")
         seeded = seed(args.database_url, count=background - have, username=USERNAME, progress=True)
-    planted_rows = plant(owner, args.pairs, np.random.default_rng(args.seed))
+    planted_rows = plant(owner, args.pairs, np.random.default_rng(args.seed), args.reindex)
     Inconsistency.objects.all().delete()
     total = Memory.objects.filter(archived_at__isnull=True).count()
 
@@ -273,6 +282,7 @@ def main():
         "background_memories": total - planted_rows,
         "planted_pairs": {kind: len(pairs) for kind, pairs in planted.items()},
         "precomputed_vectors": True,
+        "hnsw_rebuilt_after_planting": args.reindex,
         "vectors": "background: bench.seed (pool sentences' real vectors + noise); planted: real embeddings",
         "settings": {
             "neighbours": settings.DETECT_NEIGHBOURS,
