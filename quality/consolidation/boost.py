@@ -75,18 +75,30 @@ WITH latest AS (
     WHERE b.kind IN ('applied', 'recomputed', 'bidirectional')
     ORDER BY b.memory_id, b.created_at DESC, b.id DESC
 ),
-scored AS (
-    SELECT m.id, m.quality_overall AS overall, m.quality_score AS current,
-           m.quality_boost_applied AS was_boosted, l.quality_after AS recorded,
-           COALESCE(c.connections, 0) AS connections, c.connected_quality,
-           CASE WHEN NOT m.quality_boost_applied OR m.quality_boost_reason = %(reason)s
-                THEN %(factor)s ELSE COALESCE(m.quality_boost_factor, 1) END AS factor,
-           m.quality_boost_reason, m.quality_boost_date, m.quality_boost_connection_count,
-           m.original_quality_before_boost
+flagged AS (
+    SELECT m.id, m.quality_overall AS overall, m.quality_score AS current, l.quality_after AS recorded,
+           COALESCE(c.connections, 0) AS connections,
+           m.quality_boost_applied AND m.quality_boost_reason = %(reason)s AS associated,
+           %(apply_new)s
+               AND COALESCE(c.connections, 0) >= %(min_connections)s
+               AND (%(min_connected_quality)s::float8 IS NULL
+                    OR c.connected_quality >= %(min_connected_quality)s::float8)
+               AND LEAST(1, m.quality_overall * %(factor)s) > m.quality_overall AS qualifies,
+           m.quality_boost_applied, m.quality_boost_factor, m.quality_boost_reason,
+           m.quality_boost_date, m.quality_boost_connection_count, m.original_quality_before_boost
     FROM memories_memory AS m
     LEFT JOIN {CONNECTIONS} AS c ON c.memory_id = m.id
     LEFT JOIN latest AS l ON l.memory_id = m.id
     WHERE m.archived_at IS NULL AND (m.quality_boost_applied OR c.connections >= %(min_connections)s)
+),
+-- A memory gets a fresh association boost when it qualifies and has none yet (a bidirectional
+-- boost is replaced by it); any other boosted memory keeps its boost, recomputed.
+scored AS (
+    SELECT f.*,
+           f.quality_boost_applied AND NOT (f.qualifies AND NOT f.associated) AS was_boosted,
+           CASE WHEN f.associated OR (f.qualifies AND NOT f.associated) THEN %(factor)s
+                ELSE COALESCE(f.quality_boost_factor, 1) END AS factor
+    FROM flagged AS f
 ),
 candidate AS (
     SELECT s.*,
@@ -97,11 +109,7 @@ candidate AS (
            AND (abs(LEAST(1, GREATEST(s.overall, s.overall * s.factor)) - s.current) > %(epsilon)s
                 OR s.recorded IS NULL
                 OR abs(LEAST(1, GREATEST(s.overall, s.overall * s.factor)) - s.recorded) > %(epsilon)s))
-       OR (%(apply_new)s AND NOT s.was_boosted
-           AND s.connections >= %(min_connections)s
-           AND (%(min_connected_quality)s::float8 IS NULL
-                OR s.connected_quality >= %(min_connected_quality)s::float8)
-           AND LEAST(1, s.overall * s.factor) > s.overall)
+       OR (s.qualifies AND NOT s.associated)
 ),
 boost AS (
     SELECT c.*,

@@ -130,3 +130,24 @@ def test_bidirectional_on_lifts_a_weak_memory_linked_to_a_strong_one_by_five_per
     assert weak.original_quality_before_boost == pytest.approx(0.5)
     assert fresh(middling).quality_boost_applied is False
     assert QualityBoost.objects.get(memory=weak).kind == "bidirectional"
+
+
+def test_a_bidirectional_boost_gives_way_to_an_association_boost(alice, boost_settings):
+    boost_settings.BOOST_BIDIRECTIONAL_ENABLED = True
+    weak, strong = make_memories(alice, 2, quality=0.5)
+    Memory.objects.filter(pk=strong.pk).update(quality_overall=0.85, quality_score=0.85)
+    link(strong, weak)
+    boost_phase()
+    for neighbour in make_memories(alice, 4, quality=0.5):
+        link(weak, neighbour)
+
+    counts = boost_phase()
+
+    weak = fresh(weak)
+    assert counts["applied"] == 1
+    assert weak.quality_boost_reason == "association_connections"
+    assert weak.quality_score == pytest.approx(0.6)
+    assert weak.original_quality_before_boost == pytest.approx(0.5)
+    assert weak.quality_boost_connection_count == 5
+    kinds = list(QualityBoost.objects.filter(memory=weak).order_by("id").values_list("kind", flat=True))
+    assert kinds == ["bidirectional", "applied"]
