@@ -269,8 +269,8 @@ def _params(owner):
 
 
 def _session_settings():
-    """Per-transaction planner settings: exact enough HNSW search, no JIT, parallel chunks."""
-    ef_search = max(20, 2 * settings.DETECT_NEIGHBOURS)
+    """Per-transaction planner settings: HNSW search breadth, no JIT, parallel chunks."""
+    ef_search = max(settings.DETECT_HNSW_EF_SEARCH, settings.DETECT_NEIGHBOURS)
     return [
         "SET LOCAL work_mem = '256MB'",
         f"SET LOCAL hnsw.ef_search = {ef_search}",
