@@ -286,6 +286,7 @@ def main():
         "vectors": "background: bench.seed (pool sentences' real vectors + noise); planted: real embeddings",
         "settings": {
             "neighbours": settings.DETECT_NEIGHBOURS,
+            "hnsw_ef_search": settings.DETECT_HNSW_EF_SEARCH,
             "duplicate_min_cosine": settings.DETECT_DUPLICATE_MIN_COSINE,
             "contradiction_min_cosine": settings.DETECT_CONTRADICTION_MIN_COSINE,
             "outdated_days": settings.DETECT_OUTDATED_DAYS,
