@@ -27,6 +27,7 @@ from memories.models import Memory
 from memsite.api.exceptions import ApiError
 
 MAX_FRONTIER = 500
+SCORED_PER_RESULT = 4
 NODE_FIELDS = [
     "id",
     "content",
@@ -355,6 +356,8 @@ def _score_rows(user, ids, options, vector):
 
     The recall's own filters (owner, archived, tags, type, dates, quality) apply to them too.
     """
+    if not ids:
+        return {}
     has_query = bool(options.query and vector)
     sql = SCORE_EXPANDED.format(
         columns=recall.MEMORY_COLUMNS,
@@ -378,6 +381,24 @@ def _relation_scores(edges, importance):
                 scores[end] += edge.strength * importance[other]
                 relations[end].append(edge.seen_from(end))
     return {memory: min(1.0, score) for memory, score in scores.items()}, relations
+
+
+def _worth_scoring(edges, depth, seed_ids, entities, options):
+    """The reached memories to score: entity memories, then the nearest and most strongly linked.
+
+    Only `expansion_limit` of them can be returned, so at most SCORED_PER_RESULT times as many are
+    scored (nearest hop first, then strongest incident edge).
+    """
+    strongest = defaultdict(float)
+    for edge in edges:
+        for end in (edge.source, edge.target):
+            strongest[end] = max(strongest[end], edge.strength)
+    seeds = set(seed_ids) | set(entities)
+    reached = sorted(
+        (memory for memory in depth if memory not in seeds),
+        key=lambda memory: (depth[memory], -strongest[memory], memory),
+    )
+    return entities + reached[: SCORED_PER_RESULT * options.expansion_limit]
 
 
 def expand_recall(user, seeds, options, vector=None):
@@ -410,8 +431,7 @@ def expand_recall(user, seeds, options, vector=None):
         per_node_limit=options.relation_limit,
         include_hidden=False,
     )
-    reached = [memory for memory in depth if memory not in set(seed_ids)]
-    rows = _score_rows(user, reached, options, vector) if reached else {}
+    rows = _score_rows(user, _worth_scoring(edges, depth, seed_ids, entities, options), options, vector)
     rows = {
         memory: row
         for memory, row in rows.items()
