@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 
 from graph import age, enrichment, queries, services
 from graph.api import serializers as s
+from graph.models import RELATION_PROPERTIES
 from memsite.api.exceptions import ApiError
 
 JSON_BODY_REQUIRED = "JSON body is required"
@@ -118,7 +119,7 @@ class AssociateView(APIView):
         body = json_object(request)
         try:
             source, target = s.parse_ids(body, batch=False)
-            relation_type = s.parse_type(body, choices=s.RELATION_PROPERTIES, default=None)
+            relation_type = s.parse_type(body, choices=RELATION_PROPERTIES, default=None)
         except s.AssociationInvalid as error:
             raise ApiError(str(error)) from None
         require_graph()

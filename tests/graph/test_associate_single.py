@@ -2,7 +2,7 @@ import uuid
 
 import pytest
 
-from graph.models import AUTHORABLE_RELATIONS, Association
+from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES, Association
 from tests.graph.conftest import remember
 
 TYPES_MESSAGE = f"Relation type must be one of {sorted(AUTHORABLE_RELATIONS)}"
@@ -202,3 +202,36 @@ def test_cypher_metacharacters_in_properties_are_stored_verbatim(alice_client, p
     assert response.status_code == 201
     assert response.json()["reason"] == nasty
     graph_agrees()
+
+
+def test_a_failing_graph_write_answers_500_and_writes_nothing(alice_client, pair, monkeypatch, graph_agrees):
+    from django.db import DatabaseError
+
+    from graph import age
+
+    def broken(relation_type, rows):
+        raise DatabaseError("graph write failed")
+
+    monkeypatch.setattr(age, "merge_edges", broken)
+    first, second = pair
+    body = {"memory1_id": str(first.pk), "memory2_id": str(second.pk)}
+    error(alice_client.post("/associate", body, format="json"), 500, "Failed to create association")
+    assert not Association.objects.exists()
+    monkeypatch.undo()
+    graph_agrees()
+
+
+def test_delete_checks_ids_and_type(alice_client, pair):
+    first, second = pair
+    body = {"memory1_id": str(first.pk), "memory2_id": str(second.pk)}
+    error(
+        alice_client.delete("/associate", {**body, "type": 5}, format="json"),
+        400,
+        (f"Relation type must be one of {sorted(RELATION_PROPERTIES)}"),
+    )
+    error(
+        alice_client.delete("/associate", {"memory1_id": "x", "memory2_id": "y"}, format="json"),
+        400,
+        ("memory_id must be a valid UUID"),
+    )
+    error(alice_client.delete("/associate", body, format="json"), 404, "Association not found")
