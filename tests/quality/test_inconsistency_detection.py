@@ -211,3 +211,16 @@ def test_an_open_contradiction_lowers_consistency_after_detection(alice, make_me
     online.refresh_from_db()
     severity = findings("contradiction")[0].severity
     assert online.quality_consistency == pytest.approx(0.3 * (1 - 0.5 * severity))
+
+
+def test_detection_in_many_chunks_finds_the_same_pairs(alice, make_memory, monkeypatch):
+    make_memory(alice, "The user is online")
+    make_memory(alice, "The user is not online")
+    make_memory(alice, "User logged in successfully")
+    make_memory(alice, "User logged in successfully")
+    make_memory(alice, "The weather is nice")
+    monkeypatch.setattr("quality.detection.CHUNK_SIZE", 2)
+    seen = []
+    result = detect_inconsistencies(alice, progress=lambda done, total: seen.append((done, total)))
+    assert seen == [(1, 5), (3, 5), (5, 5)]
+    assert (result.found["contradiction"], result.found["duplicate"]) == (1, 1)
