@@ -44,10 +44,11 @@ def machine():
 
 
 def summarize_ms(samples):
-    """p50/p95/mean/max of a list of durations in milliseconds."""
+    """min/p50/p95/mean/max of a list of durations in milliseconds."""
     values = np.asarray(samples, dtype=float)
     return {
         "n": int(values.size),
+        "min_ms": round(float(values.min()), 2),
         "p50_ms": round(float(np.percentile(values, 50)), 2),
         "p95_ms": round(float(np.percentile(values, 95)), 2),
         "mean_ms": round(float(values.mean()), 2),
