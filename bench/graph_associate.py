@@ -32,7 +32,8 @@ BATCH = 500
 TARGET_MS = 500
 
 
-def batches(ids, count, random_seed=17):
+def batches(ids, count, random_seed):
+    """`count` batches of random pairs; seeded by the table size so that each run adds new edges."""
     rng = np.random.default_rng(random_seed)
     result = []
     for _ in range(count):
@@ -57,7 +58,7 @@ def run(database_url, username, count, port):
         _, ids = owner_memories(conn, username)
         (associations,) = conn.execute("SELECT count(*) FROM graph_association").fetchone()
     token, _ = issue_token(database_url, username)
-    work = batches(ids, count)
+    work = batches(ids, count, random_seed=associations)
     created, merged = [], []
     with running_server(database_url, port) as url:
         client = Client(url, token)
