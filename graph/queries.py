@@ -459,6 +459,7 @@ def expand_recall(user, seeds, options, vector=None):
             "importance": row.importance,
             "confidence": row.confidence,
             "recency": row.recency,
+            "context": 0.0,
         }
         result = recall.RecallResult(
             memory=row,

@@ -13,14 +13,22 @@ Steps of `recall()`:
 
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
+        + w_context·context
 with the weights of `settings.RECALL_WEIGHTS`.
 
-keyword = ½·ts_rank_cd (normalization 32, every lexeme weighted alike) + ½·the IDF-weighted share
-of the query's terms the memory contains. The IDF of a term is ln(1 + 4·per_term / (df + ½)) with
-df its matches among the filtered memories, counted up to `per_term` (the matches term_hits
-already fetched): ts_rank_cd alone treats a name that appears in every other memory like a rare
-word. On the LoCoMo development conversations (turn per memory, question as query) this raised
-recall@5 from 0.564 to 0.591; vector alone gives 0.416, ts_rank_cd alone 0.569.
+keyword = the IDF-weighted share of the query's terms the memory contains. The IDF of a term is
+ln(1 + 4·per_term / (df + ½)) with df its matches among the filtered memories, counted up to
+`per_term` (the matches term_hits already fetched), so a name that appears in every other memory
+counts less than a rare word.
+
+context = max over the memory's PRECEDED_BY neighbours n (either direction; one step weighs 1,
+two steps `CONTEXT_DECAY`) of step·(w_vector·vector(n) + w_keyword·keyword(n)), 0 without
+neighbours: a turn of a conversation inherits the evidence of the turns next to it. Neighbours
+count whatever the recall's filters, as long as they are the owner's and not archived.
+
+On the LoCoMo development conversations (turn per memory, question as query) recall@5 was 0.416
+with the vector alone, 0.569 with ts_rank_cd alone, 0.591 with vector + ½·ts_rank_cd +
+½·IDF share, and 0.656 with vector + IDF share + context.
 """
 
 import time
@@ -35,13 +43,12 @@ from graph import queries as graph_queries
 from memories import embeddings
 from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
 
-COMPONENTS = ["vector", "keyword", "relation", "tag", "importance", "confidence", "recency"]
+COMPONENTS = ["vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context"]
 RECENCY_DAYS = 180
 MAX_QUERY_TERMS = 16
 QUALITY_RANK_WEIGHT = 0.7
-# ts_rank_cd weighs lexemes labelled D (all of ours) 0.1 by default, which would cap one exact
-# match at 0.09 after normalization 32; equal weights make it 0.5.
-LABEL_WEIGHTS = [1.0, 1.0, 1.0, 1.0]
+# The context of a memory two PRECEDED_BY steps away counts this much of one a step away.
+CONTEXT_DECAY = 0.7
 
 
 @dataclass
@@ -124,7 +131,7 @@ def _tag_score(options):
     return f"(SELECT count(*) FROM unnest(%(tags)s::text[]) q WHERE {match})::float / %(tag_count)s"
 
 
-# `scored` and `term_weights` are materialized: inlined, PostgreSQL would plan and evaluate the
+# `base`, `scored` and `term_weights` are materialized: inlined, PostgreSQL would plan and evaluate the
 # scoring expressions once per reference (final, rank_score, the selected columns).
 QUOTED_LEXEME = "('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') || '''')"
 RECENCY = (
@@ -139,8 +146,7 @@ lexemes AS (
     LIMIT %(max_terms)s
 ),
 term_queries AS (
-    SELECT array_to_string(array_agg(quoted), ' | ')::tsquery AS any_term,
-           array_to_string(array_agg(quoted), ' & ')::tsquery AS every_term
+    SELECT array_to_string(array_agg(quoted), ' & ')::tsquery AS every_term
     FROM lexemes
 ),
 vector_hits AS (
@@ -167,15 +173,43 @@ term_weights AS MATERIALIZED (
 candidates AS (
     SELECT id FROM vector_hits UNION SELECT id FROM term_hits UNION SELECT id FROM every_term_hits
 ),
-scored AS MATERIALIZED (
+step_one AS (
+    SELECT c.id AS of_id, a.target_id AS id, 1.0::float AS step FROM candidates c
+    JOIN graph_association a ON a.source_id = c.id AND a.relation_type = 'PRECEDED_BY'
+    UNION
+    SELECT c.id, a.source_id, 1.0::float FROM candidates c
+    JOIN graph_association a ON a.target_id = c.id AND a.relation_type = 'PRECEDED_BY'
+),
+step_two AS (
+    SELECT x.of_id, a.target_id AS id, %(context_decay)s::float AS step FROM step_one x
+    JOIN graph_association a ON a.source_id = x.id AND a.relation_type = 'PRECEDED_BY'
+    WHERE a.target_id <> x.of_id
+    UNION
+    SELECT x.of_id, a.source_id, %(context_decay)s::float FROM step_one x
+    JOIN graph_association a ON a.target_id = x.id AND a.relation_type = 'PRECEDED_BY'
+    WHERE a.source_id <> x.of_id
+),
+neighbours AS (SELECT * FROM step_one UNION ALL SELECT * FROM step_two),
+pool AS (SELECT id FROM candidates UNION SELECT id FROM neighbours),
+base AS MATERIALIZED (
     SELECT m.id,
            GREATEST(0, 1 - (m.embedding <=> %(vector)s::vector)) AS vector,
-           0.5 * COALESCE(ts_rank_cd(%(label_weights)s::float4[], m.search_vector,
-                                     (SELECT any_term FROM term_queries), 32), 0)
-           + 0.5 * COALESCE((SELECT sum(w.idf) FILTER (WHERE m.search_vector @@ w.term) / sum(w.idf)
-                             FROM term_weights w), 0) AS keyword,
+           COALESCE((SELECT sum(w.idf) FILTER (WHERE m.search_vector @@ w.term) / sum(w.idf)
+                     FROM term_weights w), 0)::float AS keyword,
+           m.archived_at IS NULL AS live
+    FROM pool p JOIN memories_memory m ON m.id = p.id
+    WHERE m.owner_id = %(owner)s
+),
+context_scores AS (
+    SELECT x.of_id AS id, max(x.step * (%(w_vector)s * n.vector + %(w_keyword)s * n.keyword)) AS context
+    FROM neighbours x JOIN base n ON n.id = x.id AND n.live
+    GROUP BY x.of_id
+),
+scored AS MATERIALIZED (
+    SELECT b.id, b.vector, b.keyword, COALESCE(cs.context, 0)::float AS context,
            {{tag_score}} AS tag, {RECENCY} AS recency, {CONTEXT_COLUMNS}
-    FROM candidates c JOIN memories_memory m ON m.id = c.id
+    FROM candidates c JOIN base b ON b.id = c.id JOIN memories_memory m ON m.id = c.id
+    LEFT JOIN context_scores cs ON cs.id = c.id
 )"""
 
 RECENT_CANDIDATES = f"""
@@ -184,8 +218,8 @@ candidates AS (
     ORDER BY m.created_at DESC LIMIT %(candidates)s
 ),
 scored AS MATERIALIZED (
-    SELECT m.id, 0.0::float AS vector, 0.0::float AS keyword, {{tag_score}} AS tag,
-           {RECENCY} AS recency, {CONTEXT_COLUMNS}
+    SELECT m.id, 0.0::float AS vector, 0.0::float AS keyword, 0.0::float AS context,
+           {{tag_score}} AS tag, {RECENCY} AS recency, {CONTEXT_COLUMNS}
     FROM candidates c JOIN memories_memory m ON m.id = c.id
 )"""
 
@@ -193,13 +227,13 @@ RANKED = """,
 fused AS (
     SELECT s.*, %(w_vector)s * s.vector + %(w_keyword)s * s.keyword + %(w_tag)s * s.tag
                 + %(w_importance)s * s.importance + %(w_confidence)s * s.confidence
-                + %(w_recency)s * s.recency AS final
+                + %(w_recency)s * s.recency + %(w_context)s * s.context AS final
     FROM scored s
 ),
 ranked AS (
     SELECT r.*, {rank_score} AS rank_score FROM fused r
 )
-SELECT {columns}, r.vector, r.keyword, r.tag, r.recency, r.final, r.rank_score
+SELECT {columns}, r.vector, r.keyword, r.context, r.tag, r.recency, r.final, r.rank_score
 FROM ranked r JOIN memories_memory m ON m.id = r.id
 ORDER BY {order}
 LIMIT %(limit)s
@@ -255,7 +289,7 @@ def _params(user, options, vector):
         "per_term": per_term,
         "idf_scale": 4 * per_term,
         "recency_days": RECENCY_DAYS,
-        "label_weights": LABEL_WEIGHTS,
+        "context_decay": CONTEXT_DECAY,
         "limit": options.limit,
         "w_relevance": settings.QUALITY_WEIGHTS["relevance"],
         **{f"w_{name}": value for name, value in weights.items()},
@@ -288,6 +322,7 @@ def _seed_results(user, options, vector):
             "importance": memory.importance,
             "confidence": memory.confidence,
             "recency": memory.recency,
+            "context": memory.context,
         }
         result = RecallResult(
             memory=memory,

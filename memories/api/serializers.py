@@ -102,6 +102,7 @@ class ScoreComponentsSerializer(serializers.Serializer):
     importance = serializers.FloatField()
     confidence = serializers.FloatField()
     recency = serializers.FloatField()
+    context = serializers.FloatField()
 
 
 class RelationSerializer(serializers.Serializer):

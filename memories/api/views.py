@@ -224,7 +224,8 @@ class RecallView(APIView):
     @extend_schema(
         summary="Hybrid recall",
         description="Vector (HNSW) and full-text candidates fused into one score: "
-        "vector, keyword, relation, tag, importance, confidence and recency, with configurable weights.",
+        "vector, keyword, relation, tag, importance, confidence, recency and context, "
+        "with configurable weights.",
         parameters=RECALL_PARAMETERS,
         responses=s.RecallResponseSerializer,
     )

@@ -46,6 +46,7 @@ def test_result_shape(alice_client, facts):
         "importance",
         "confidence",
         "recency",
+        "context",
     }
     assert first["match_type"] in {"vector", "keyword"}
     assert first["relations"] == []
