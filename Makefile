@@ -10,7 +10,7 @@ export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 export DJANGO_SETTINGS_MODULE := memsite.settings
 
-.PHONY: run test lint db-start db-stop db-status setup migrate demo browser
+.PHONY: run test lint db-start db-stop db-status setup migrate browser
 
 run: setup migrate
 	$(BIN)/python manage.py collectstatic --noinput -v 0
