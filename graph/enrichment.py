@@ -95,7 +95,14 @@ def _similar_links(ids):
     if settings.ENRICHMENT_SIMILAR_LIMIT == 0:
         return []
     with connection.cursor() as cursor:
-        cursor.execute("SELECT set_config('hnsw.iterative_scan', 'relaxed_order', true)")
+        # Without sorting the planner must walk the HNSW index; with it, it may sort all of the
+        # owner's rows while their statistics are young (25 ms instead of 0.4 ms per memory).
+        cursor.execute(
+            "SELECT current_setting('enable_sort'), "
+            "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+            "set_config('enable_sort', 'off', true)"
+        )
+        enable_sort = cursor.fetchone()[0]
         cursor.execute(
             NEAREST_SQL,
             {
@@ -105,6 +112,7 @@ def _similar_links(ids):
             },
         )
         rows = cursor.fetchall()
+        cursor.execute("SELECT set_config('enable_sort', %s, true)", [enable_sort])
     links, pairs = [], set()
     for new, owner, other, score in sorted(rows, key=lambda row: -row[3]):
         pair = frozenset((new, other))
