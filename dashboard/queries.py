@@ -20,14 +20,13 @@ from quality.models import (
     QualitySnapshot,
     Trigger,
 )
-from quality.queries import DIMENSIONS, HIGH, MEDIUM
+from quality.rules import DIMENSIONS, TIERS, histogram, histogram_counts, tier_counts
 
 TREND_DAYS = 30
 PHASE_ORDER = {name: index for index, (name, _, _) in enumerate(PHASES)}
 
 
 LIVE = Q(archived_at__isnull=True)
-BUCKETS = 10
 RANKED = 10
 
 
@@ -35,30 +34,23 @@ def live_memories():
     return Memory.objects.filter(LIVE).defer("embedding", "search_vector")
 
 
-def _bucket(index):
-    lower = Q(quality_score__gte=index / BUCKETS)
-    return lower & Q(quality_score__lt=(index + 1) / BUCKETS) if index < BUCKETS - 1 else lower
-
-
 def _summary_aggregates(live):
     """Count, average, tiers, dimension averages and the ten 0.1-wide quality buckets."""
     return {
         "total": Count("id", filter=live),
         "average": Avg("quality_score", filter=live),
-        "high": Count("id", filter=live & Q(quality_score__gte=HIGH)),
-        "medium": Count("id", filter=live & Q(quality_score__gte=MEDIUM, quality_score__lt=HIGH)),
-        "low": Count("id", filter=live & Q(quality_score__lt=MEDIUM)),
+        **tier_counts(live),
         "boosted": Count("id", filter=live & Q(quality_boost_applied=True)),
         "protected": Count("id", filter=live & Q(protected=True)),
         **{name: Avg(f"quality_{name}", filter=live) for name in DIMENSIONS},
-        **{f"bucket_{index}": Count("id", filter=live & _bucket(index)) for index in range(BUCKETS)},
+        **histogram_counts(live),
     }
 
 
 def _shape(summary):
-    summary["tiers"] = {name: summary[name] for name in ("high", "medium", "low")}
+    summary["tiers"] = {name: summary[name] for name in TIERS}
     summary["dimensions"] = {name: summary[name] for name in DIMENSIONS}
-    summary["histogram"] = [summary.pop(f"bucket_{index}") for index in range(BUCKETS)]
+    summary["histogram"] = histogram(summary)
     return summary
 
 

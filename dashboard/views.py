@@ -20,7 +20,7 @@ from graph import queries as graph_queries
 from memories import services as memory_services
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
-from quality import charts
+from quality import charts, rules
 from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
 from quality.consolidation.engine import exclusive_run
 from quality.filters import InconsistencyFilterSet
@@ -168,7 +168,7 @@ def boosts(request):
 def memory_detail(request, memory_id):
     memory = get_object_or_404(Memory.objects.select_related("owner"), pk=memory_id)
     data = queries.memory_detail(memory)
-    dimensions = {name: getattr(memory, f"quality_{name}") for name in queries.DIMENSIONS}
+    dimensions = {name: getattr(memory, f"quality_{name}") for name in rules.DIMENSIONS}
     history = [
         {"evaluated_at": row.evaluated_at, "overall": row.overall, "trigger": row.trigger}
         for row in reversed(data["assessments"])

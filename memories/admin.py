@@ -2,7 +2,6 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.postgres.forms import SimpleArrayField
 from django.core.exceptions import ValidationError
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -11,10 +10,9 @@ from memories import services
 from memories.api import validators
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
-from quality import metrics
+from quality import metrics, rules
 from quality.consolidation import reset_boost
 from quality.models import Trigger
-from quality.queries import HIGH, MEDIUM
 
 EDITABLE = ["content", "tags", "memory_type", "importance", "metadata"]
 
@@ -24,15 +22,12 @@ class QualityTierFilter(admin.SimpleListFilter):
     parameter_name = "tier"
 
     def lookups(self, request, model_admin):
-        return [("high", "High (≥ 0.7)"), ("medium", "Medium (0.5–0.7)"), ("low", "Low (< 0.5)")]
+        return list(rules.TIER_LABELS.items())
 
     def queryset(self, request, queryset):
-        ranges = {
-            "high": Q(quality_score__gte=HIGH),
-            "medium": Q(quality_score__gte=MEDIUM, quality_score__lt=HIGH),
-            "low": Q(quality_score__lt=MEDIUM),
-        }
-        return queryset.filter(ranges[self.value()]) if self.value() in ranges else queryset
+        if self.value() not in rules.TIERS:
+            return queryset
+        return queryset.filter(rules.tier_filter(self.value()))
 
 
 class ArchivedFilter(admin.SimpleListFilter):

@@ -118,7 +118,6 @@ def store_memories(owner, items):
                 source_type=item["source_type"],
                 source_id=item["source_id"],
                 is_explicit=item["is_explicit"],
-                confidence=metrics.provenance_confidence(item["source_type"], item["is_explicit"], 0),
                 created_at=created_at,
                 updated_at=created_at,
                 provenance_updated_at=created_at,
@@ -142,7 +141,7 @@ def store_memory(owner, item):
 
 
 def update_memory(memory, changes):
-    """Apply a PATCH. New content is re-embedded; provenance changes recompute confidence."""
+    """Apply a PATCH. New content is re-embedded; the evaluation recomputes confidence."""
     vector = None
     content_changed = "content" in changes and changes["content"] != memory.content
     if content_changed:
@@ -165,11 +164,8 @@ def update_memory(memory, changes):
         if provenance:
             for name in provenance:
                 setattr(memory, name, changes[name])
-            memory.confidence = metrics.provenance_confidence(
-                memory.source_type, memory.is_explicit, len(set(memory.corroborating_sources))
-            )
             memory.provenance_updated_at = now
-            fields |= provenance | {"confidence", "provenance_updated_at"}
+            fields |= provenance | {"provenance_updated_at"}
         if fields:
             memory.save(update_fields=sorted(fields))
             metrics.evaluate_memories([memory.pk], "update")
@@ -191,11 +187,8 @@ def corroborate_memory(memory, source_id):
         if source_id in memory.corroborating_sources or source_id == memory.source_id:
             return memory, False
         memory.corroborating_sources = [*memory.corroborating_sources, source_id]
-        memory.confidence = metrics.provenance_confidence(
-            memory.source_type, memory.is_explicit, len(memory.corroborating_sources)
-        )
         memory.provenance_updated_at = timezone.now()
-        memory.save(update_fields=["corroborating_sources", "confidence", "provenance_updated_at"])
+        memory.save(update_fields=["corroborating_sources", "provenance_updated_at"])
         metrics.evaluate_memories([memory.pk], "corroborate")
         memory.refresh_from_db()
     return memory, True

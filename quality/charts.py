@@ -11,6 +11,8 @@ from datetime import date, datetime, timedelta
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from quality import rules
+
 INK = "#1f2933"
 MUTED = "#6b7785"
 GRID = "#e6e9ee"
@@ -23,7 +25,6 @@ TYPE_COLOURS = {
     "low_confidence": "#d39b2a",
 }
 STATUS_COLOURS = {"open": "#c2453a", "resolved": "#2f8a5f", "dismissed": "#9aa5b1"}
-DIMENSIONS = ["accuracy", "completeness", "consistency", "timeliness", "relevance"]
 CONFIG = {"displayModeBar": False, "responsive": True}
 MAX_LABELLED = 16
 SMALL_NEIGHBOURHOOD = 5
@@ -78,18 +79,11 @@ def _html(figure, div_id):
     return figure.to_html(full_html=False, include_plotlyjs=False, config=CONFIG, div_id=div_id)
 
 
-def _tier_of(score):
-    if score >= 0.7:
-        return "high"
-    if score >= 0.5:
-        return "medium"
-    return "low"
-
-
 def quality_histogram(buckets, div_id="chart-histogram"):
     """Bar chart of memory counts in ten 0.1-wide quality buckets, coloured by tier."""
-    labels = [f"{index / 10:.1f}–{(index + 1) / 10:.1f}" for index in range(10)]
-    colours = [TIER_COLOURS[_tier_of(index / 10)] for index in range(10)]
+    bounds = [rules.bucket_bounds(index) for index in range(rules.BUCKETS)]
+    labels = [f"{lower:.1f}–{upper:.1f}" for lower, upper in bounds]
+    colours = [TIER_COLOURS[rules.tier(lower)] for lower, _ in bounds]
     figure = go.Figure(
         go.Bar(
             x=labels,
@@ -108,8 +102,8 @@ def quality_histogram(buckets, div_id="chart-histogram"):
 
 def tier_bars(tiers, height=200, div_id="chart-tiers"):
     """Horizontal bars for the high / medium / low tier counts."""
-    names = ["low", "medium", "high"]
-    labels = ["low  (< 0.5)", "medium  (0.5–0.7)", "high  (≥ 0.7)"]
+    names = list(reversed(rules.TIERS))
+    labels = [rules.TIER_LABELS[name] for name in names]
     counts = [tiers.get(name, 0) for name in names]
     figure = go.Figure(
         go.Bar(
@@ -128,10 +122,10 @@ def tier_bars(tiers, height=200, div_id="chart-tiers"):
 
 def dimension_bars(averages, div_id="chart-dimensions"):
     """Bars of the mean value of each of the five quality dimensions."""
-    values = [round(averages.get(name) or 0, 3) for name in DIMENSIONS]
+    values = [round(averages.get(name) or 0, 3) for name in rules.DIMENSIONS]
     figure = go.Figure(
         go.Bar(
-            x=[name.capitalize() for name in DIMENSIONS],
+            x=[name.capitalize() for name in rules.DIMENSIONS],
             y=values,
             marker={"color": ACCENT},
             text=[f"{value:.2f}" for value in values],
@@ -208,8 +202,8 @@ def inconsistency_counts(counts, div_id="chart-inconsistencies"):
 
 def memory_dimensions(values, div_id="chart-memory-dimensions"):
     """Radar of one memory's five dimensions."""
-    names = [name.capitalize() for name in DIMENSIONS]
-    points = [round(values.get(name) or 0, 3) for name in DIMENSIONS]
+    names = [name.capitalize() for name in rules.DIMENSIONS]
+    points = [round(values.get(name) or 0, 3) for name in rules.DIMENSIONS]
     figure = go.Figure(
         go.Scatterpolar(
             r=[*points, points[0]],
@@ -294,7 +288,7 @@ def boost_timeline(boosts, div_id="chart-boosts"):
                 "y": [row["quality_after"] for row in boosts],
                 "mode": "markers",
                 "marker": {
-                    "color": [TIER_COLOURS[_tier_of(row["quality_after"])] for row in boosts],
+                    "color": [TIER_COLOURS[rules.tier(row["quality_after"])] for row in boosts],
                     "size": 9,
                 },
                 "name": "after",
@@ -434,7 +428,7 @@ def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
                 ],
                 marker={
                     "size": size,
-                    "color": [TIER_COLOURS[_tier_of(node["quality"])] for node in members],
+                    "color": [TIER_COLOURS[rules.tier(node["quality"])] for node in members],
                     "opacity": 0.75 if ring == 2 else 1,
                     "line": {"color": INK if ring == 0 else "white", "width": 2 if ring == 0 else 1},
                 },

@@ -11,6 +11,8 @@ import json
 from django.conf import settings
 from django.db import connection
 
+from quality.rules import boosted_score_sql
+
 BASE_CONFIDENCE = {"bootstrapped": 0.95, "agent": 0.60, "tool_output": 0.50}
 USER_INPUT_CONFIDENCE = {True: 0.90, False: 0.70}
 DEFAULT_CONFIDENCE = 0.50
@@ -27,19 +29,7 @@ SYSTEM_METADATA_KEYS = [
 ]
 
 
-def base_confidence(source_type, is_explicit):
-    if source_type == "user_input":
-        return USER_INPUT_CONFIDENCE[bool(is_explicit)]
-    return BASE_CONFIDENCE.get(source_type, DEFAULT_CONFIDENCE)
-
-
-def provenance_confidence(source_type, is_explicit, distinct_sources):
-    """min(1, base + min(0.05·n, 0.20)) for n distinct corroborating sources."""
-    bonus = min(CORROBORATION_STEP * distinct_sources, CORROBORATION_CAP)
-    return min(1.0, base_confidence(source_type, is_explicit) + bonus)
-
-
-EVALUATE_SQL = """
+EVALUATE_SQL = f"""
 WITH target AS MATERIALIZED (
     SELECT m.id,
            CASE
@@ -49,7 +39,7 @@ WITH target AS MATERIALIZED (
            END AS base,
            (SELECT count(DISTINCT s) FROM unnest(m.corroborating_sources) s) AS sources,
            char_length(m.content) AS length,
-           (m.metadata - %(system_keys)s::text[]) <> '{{}}'::jsonb AS has_metadata,
+           (m.metadata - %(system_keys)s::text[]) <> '{{{{}}}}'::jsonb AS has_metadata,
            EXTRACT(EPOCH FROM (now() - m.provenance_updated_at)) / 86400.0 AS age_days,
            COALESCE((
                SELECT max(i.severity) FROM quality_inconsistency i
@@ -59,7 +49,7 @@ WITH target AS MATERIALIZED (
            CASE WHEN %(query)s::vector IS NULL THEN m.importance
                 ELSE GREATEST(0, 1 - (m.embedding <=> %(query)s::vector)) END AS relevance
     FROM memories_memory m
-    WHERE ({ids_filter}) AND ({owner_filter})
+    WHERE ({{ids_filter}}) AND ({{owner_filter}})
 ),
 dimensions AS MATERIALIZED (
     SELECT id,
@@ -93,7 +83,7 @@ updated AS (
         quality_overall = LEAST(1, s.overall),
         quality_score = CASE
             WHEN m.quality_boost_applied
-                THEN LEAST(1, GREATEST(s.overall, s.overall * COALESCE(m.quality_boost_factor, 1)))
+                THEN {boosted_score_sql('s.overall', 'COALESCE(m.quality_boost_factor, 1)')}
             ELSE LEAST(1, s.overall) END,
         quality_evaluated_at = now(),
         low_quality_since = CASE WHEN s.overall < %(min_threshold)s

@@ -7,17 +7,15 @@ Tiers follow SPEC section 7 on the effective `quality_score`: high ≥ 0.7, medi
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Avg, Count, Exists, F, IntegerField, OuterRef, Q
-from django.db.models.functions import Cast, Floor, Least, TruncDate
+from django.db.models import Avg, Count, Exists, OuterRef, Q
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
 from quality.models import Inconsistency, QualityAssessment, QualityBoost, QualitySnapshot
+from quality.rules import DIMENSIONS, bucket_bounds, histogram, histogram_counts, tier, tier_counts
 
-HIGH = 0.7
-MEDIUM = 0.5
-DIMENSIONS = ["accuracy", "completeness", "consistency", "timeliness", "relevance"]
 WEAK_DIMENSION = 0.6  # the analyzer's threshold for a weak dimension average (seed 001)
 WEAK_MEMORY_DIMENSION = 0.5  # the analyzer's threshold for one memory's weak dimension
 MANY_DUPLICATES = 3
@@ -42,12 +40,6 @@ SUGGESTIONS = {
 
 def live_memories(owner):
     return Memory.objects.filter(owner=owner, archived_at__isnull=True).defer("embedding", "search_vector")
-
-
-def tier(score):
-    if score >= HIGH:
-        return "high"
-    return "medium" if score >= MEDIUM else "low"
 
 
 def memory_summary(memory):
@@ -75,13 +67,10 @@ def quality_provider(memory):
 
 
 def _tier_counts():
-    score = "quality_score"
     return {
         "total": Count("pk"),
-        "high": Count("pk", filter=Q(**{f"{score}__gte": HIGH})),
-        "medium": Count("pk", filter=Q(**{f"{score}__gte": MEDIUM, f"{score}__lt": HIGH})),
-        "low": Count("pk", filter=Q(**{f"{score}__lt": MEDIUM})),
-        "average": Avg(score),
+        **tier_counts(),
+        "average": Avg("quality_score"),
         "boosted": Count("pk", filter=Q(quality_boost_applied=True)),
         "evaluated": Count("pk", filter=Q(quality_evaluated_at__isnull=False)),
     }
@@ -92,15 +81,10 @@ def quality_distribution(owner, min_quality=0.0, max_quality=1.0):
     memories = live_memories(owner).filter(quality_score__gte=min_quality, quality_score__lte=max_quality)
     stats = memories.aggregate(
         **_tier_counts(),
+        **histogram_counts(),
         plain=Count("pk", filter=Q(quality_evaluated_at__isnull=False, quality_boost_applied=False)),
     )
-    buckets = dict(
-        memories.order_by()
-        .annotate(bucket=Least(Cast(Floor(F("quality_score") * 10), IntegerField()), 9))
-        .values("bucket")
-        .annotate(n=Count("pk"))
-        .values_list("bucket", "n")
-    )
+    buckets = histogram(stats)
     providers = {
         "association_boost": stats["boosted"],
         "dimensions": stats["plain"],
@@ -119,8 +103,8 @@ def quality_distribution(owner, min_quality=0.0, max_quality=1.0):
         ],
         "quality_range": {"min": min_quality, "max": max_quality},
         "histogram": [
-            {"min": round(n / 10, 1), "max": round((n + 1) / 10, 1), "count": buckets.get(n, 0)}
-            for n in range(10)
+            dict(zip(("min", "max"), bucket_bounds(index), strict=True), count=count)
+            for index, count in enumerate(buckets)
         ],
         "boosted_count": stats["boosted"],
     }

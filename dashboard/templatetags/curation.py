@@ -2,7 +2,7 @@
 
 from django import template
 
-from quality.queries import HIGH, MEDIUM
+from quality import rules
 
 register = template.Library()
 
@@ -10,13 +10,7 @@ register = template.Library()
 @register.filter
 def tier(score):
     """'high', 'medium' or 'low' for a quality score; '' when there is none."""
-    if score is None:
-        return ""
-    if score >= HIGH:
-        return "high"
-    if score >= MEDIUM:
-        return "medium"
-    return "low"
+    return "" if score is None else rules.tier(score)
 
 
 @register.filter

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from quality.consolidation.connections import create_connections_table
+from quality.rules import boosted_score_sql
 
 logger = logging.getLogger("quality.consolidation")
 
@@ -83,7 +84,8 @@ flagged AS (
                AND COALESCE(c.connections, 0) >= %(min_connections)s
                AND (%(min_connected_quality)s::float8 IS NULL
                     OR c.connected_quality >= %(min_connected_quality)s::float8)
-               AND LEAST(1, m.quality_overall * %(factor)s) > m.quality_overall AS qualifies,
+               AND {boosted_score_sql('m.quality_overall', '%(factor)s')} > m.quality_overall
+                   AS qualifies,
            m.quality_boost_applied, m.quality_boost_factor, m.quality_boost_reason,
            m.quality_boost_date, m.quality_boost_connection_count, m.original_quality_before_boost
     FROM memories_memory AS m
@@ -100,16 +102,18 @@ scored AS (
                 ELSE COALESCE(f.quality_boost_factor, 1) END AS factor
     FROM flagged AS f
 ),
+projected AS (
+    SELECT s.*, {boosted_score_sql('s.overall', 's.factor')} AS after FROM scored AS s
+),
 candidate AS (
-    SELECT s.*,
-           LEAST(1, GREATEST(s.overall, s.overall * s.factor)) AS after,
-           CASE WHEN s.was_boosted THEN COALESCE(s.recorded, s.current) ELSE s.current END AS before
-    FROM scored AS s
-    WHERE (s.was_boosted
-           AND (abs(LEAST(1, GREATEST(s.overall, s.overall * s.factor)) - s.current) > %(epsilon)s
-                OR s.recorded IS NULL
-                OR abs(LEAST(1, GREATEST(s.overall, s.overall * s.factor)) - s.recorded) > %(epsilon)s))
-       OR (s.qualifies AND NOT s.associated)
+    SELECT p.*,
+           CASE WHEN p.was_boosted THEN COALESCE(p.recorded, p.current) ELSE p.current END AS before
+    FROM projected AS p
+    WHERE (p.was_boosted
+           AND (abs(p.after - p.current) > %(epsilon)s
+                OR p.recorded IS NULL
+                OR abs(p.after - p.recorded) > %(epsilon)s))
+       OR (p.qualifies AND NOT p.associated)
 ),
 boost AS (
     SELECT c.*,
@@ -155,13 +159,13 @@ ORDER BY id
 BIDIRECTIONAL_SQL = f"""
 WITH candidate AS (
     SELECT m.id, m.quality_overall AS overall, m.quality_score AS before, c.strong_neighbours,
-           LEAST(1, m.quality_overall * %(factor)s) AS after
+           {boosted_score_sql('m.quality_overall', '%(factor)s')} AS after
     FROM memories_memory AS m
     JOIN {CONNECTIONS} AS c ON c.memory_id = m.id
     WHERE m.archived_at IS NULL AND NOT m.quality_boost_applied
       AND c.strong_neighbours > 0
       AND m.quality_score < %(below)s
-      AND LEAST(1, m.quality_overall * %(factor)s) > m.quality_overall
+      AND {boosted_score_sql('m.quality_overall', '%(factor)s')} > m.quality_overall
 ),
 changed AS (
     UPDATE memories_memory AS m SET

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from quality.consolidation.connections import CONNECTIONS_SQL, connection_params
+from quality.rules import HIGH, MEDIUM, tier_counts_sql
 
 PROTECTED_TAGS = ["critical", "important", "reference", "permanent"]
 PROTECTED_MIN_RELEVANCE = 0.5
@@ -27,8 +28,6 @@ RETENTION_BY_TYPE = {
 }
 RETENTION_BY_TAG = [("critical", 365), ("reference", 180), ("temporary", 7)]
 DEFAULT_RETENTION_DAYS = 30
-HIGH_QUALITY = 0.7
-MEDIUM_QUALITY = 0.5
 
 PROTECTED = "(m.protected OR m.tags && %(protected_tags)s::varchar[])"
 
@@ -129,12 +128,10 @@ WITH archived AS (
 SELECT count(*) FROM archived
 """
 
-SNAPSHOT_SQL = """
+SNAPSHOT_SQL = f"""
 WITH stats AS (
     SELECT owner_id, count(*) AS total, avg(quality_score) AS average,
-           count(*) FILTER (WHERE quality_score >= %(high)s) AS high,
-           count(*) FILTER (WHERE quality_score >= %(medium)s AND quality_score < %(high)s) AS medium,
-           count(*) FILTER (WHERE quality_score < %(medium)s) AS low,
+           {tier_counts_sql()},
            count(*) FILTER (WHERE quality_boost_applied) AS boosted,
            jsonb_build_object(
                'accuracy', round(avg(quality_accuracy)::numeric, 4),
@@ -169,8 +166,8 @@ def _tag_cases():
 
 def _threshold_params():
     return {
-        "high": HIGH_QUALITY,
-        "medium": MEDIUM_QUALITY,
+        "high": HIGH,
+        "medium": MEDIUM,
         "high_days": settings.RETENTION_HIGH_DAYS,
         "medium_days": settings.RETENTION_MEDIUM_DAYS,
         "low_min": settings.RETENTION_LOW_MIN_DAYS,
@@ -225,7 +222,7 @@ def cleanup_phase(run_id=None):
                 },
             )
             (cleaned,) = cursor.fetchone()
-        cursor.execute(SNAPSHOT_SQL, {"run": run_id, "high": HIGH_QUALITY, "medium": MEDIUM_QUALITY})
+        cursor.execute(SNAPSHOT_SQL, {"run": run_id})
         (snapshots,) = cursor.fetchone()
     return {
         "auto_cleanup_enabled": settings.QUALITY_AUTO_CLEANUP,

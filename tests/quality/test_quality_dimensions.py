@@ -2,7 +2,7 @@ import math
 
 import pytest
 
-from quality.metrics import evaluate_memories, provenance_confidence
+from quality.metrics import evaluate_memories
 from quality.models import Inconsistency, QualityAssessment, Trigger
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,6 @@ def test_accuracy_is_the_base_confidence_of_the_source_type(
     memory = evaluated(make_memory(alice, "A fact", source_type=source_type, is_explicit=is_explicit))
     assert memory.quality_accuracy == pytest.approx(expected)
     assert memory.confidence == pytest.approx(expected)
-    assert provenance_confidence(source_type, is_explicit, 0) == pytest.approx(expected)
 
 
 @pytest.mark.parametrize(("sources", "bonus"), [(1, 0.05), (2, 0.10), (4, 0.20), (6, 0.20)])
@@ -41,7 +40,6 @@ def test_each_distinct_corroborating_source_adds_five_points_up_to_twenty(alice,
     names = [f"source-{n}" for n in range(sources)]
     memory = evaluated(make_memory(alice, "A fact", source_type="agent", corroborating_sources=names))
     assert memory.quality_accuracy == pytest.approx(0.60 + bonus)
-    assert provenance_confidence("agent", False, sources) == pytest.approx(0.60 + bonus)
 
 
 def test_accuracy_never_exceeds_one(alice, make_memory):
