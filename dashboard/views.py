@@ -19,7 +19,7 @@ from dashboard.forms import DISMISS, ResolveForm, StartConsolidationForm, resolu
 from graph import queries as graph_queries
 from memories import services as memory_services
 from memories.models import Memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import DomainError
 from quality import charts, rules
 from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
 from quality.consolidation.engine import exclusive_run
@@ -138,8 +138,8 @@ def resolve(request, pk):
             dismiss_inconsistency(finding, request.user)
         else:
             resolve_inconsistency(finding, action, request.user, memory_id=memory_id)
-    except ApiError as error:
-        messages.error(request, str(error.detail))
+    except DomainError as error:
+        messages.error(request, error.message)
     else:
         done = "dismissed" if action == DISMISS else f"resolved ({action.replace('_', ' ')})"
         messages.success(request, f"Finding #{finding.pk} {done}.")

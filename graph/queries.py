@@ -24,7 +24,7 @@ from graph.models import (
 )
 from memories import recall
 from memories.models import Memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import Invalid, NotFound
 
 MAX_FRONTIER = 500
 SCORED_PER_RESULT = 4
@@ -49,7 +49,7 @@ def _int(query, name, default, low, high):
     except ValueError:
         value = None
     if value is None or not low <= value <= high:
-        raise ApiError(f"'{name}' must be an integer between {low} and {high}")
+        raise Invalid(f"'{name}' must be an integer between {low} and {high}")
     return value
 
 
@@ -62,7 +62,7 @@ def _unit(query, name, default=0.0):
     except ValueError:
         value = math.nan
     if not 0.0 <= value <= 1.0:
-        raise ApiError(f"'{name}' must be a number between 0 and 1")
+        raise Invalid(f"'{name}' must be a number between 0 and 1")
     return value
 
 
@@ -71,7 +71,7 @@ def _types(query, name):
     values = [part.strip().upper() for raw in query.getlist(name) for part in raw.split(",") if part.strip()]
     unknown = [value for value in values if value not in RELATION_PROPERTIES]
     if unknown:
-        raise ApiError(f"Relation type must be one of {sorted(RELATION_PROPERTIES)}")
+        raise Invalid(f"Relation type must be one of {sorted(RELATION_PROPERTIES)}")
     return set(values)
 
 
@@ -178,7 +178,7 @@ def traverse(seed_ids, max_hops, min_strength=0.0, types=None, per_node_limit=No
 
 def _owned(owner_id, memory_id):
     if not Memory.objects.filter(pk=memory_id, owner_id=owner_id).exists():
-        raise ApiError("Memory not found", 404)
+        raise NotFound("Memory not found")
 
 
 def _nodes(owner_id, ids, extra=None):

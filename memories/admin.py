@@ -9,7 +9,7 @@ from graph.models import Association
 from memories import services
 from memories.api import validators
 from memories.models import Memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import DomainError
 from quality import metrics, rules
 from quality.consolidation import reset_boost
 from quality.models import Trigger
@@ -57,8 +57,8 @@ class MemoryAdminForm(forms.ModelForm):
     def _api_rule(self, parse, value):
         try:
             return parse(value)
-        except ApiError as error:
-            raise ValidationError(str(error.detail)) from None
+        except DomainError as error:
+            raise ValidationError(error.message) from None
 
     def clean_content(self):
         return self._api_rule(validators.parse_content, self.cleaned_data["content"])

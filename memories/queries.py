@@ -3,7 +3,7 @@
 import uuid
 
 from memories.models import Memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import Invalid, NotFound
 
 NOT_FOUND = "Memory not found"
 INVALID_ID = "memory_id must be a valid UUID"
@@ -19,10 +19,10 @@ def get_memory_for_user(user, memory_id):
     try:
         pk = uuid.UUID(str(memory_id))
     except ValueError:
-        raise ApiError(INVALID_ID, 400) from None
+        raise Invalid(INVALID_ID) from None
     memory = memories_of(user).filter(pk=pk).first()
     if memory is None:
-        raise ApiError(NOT_FOUND, 404)
+        raise NotFound(NOT_FOUND)
     return memory
 
 

@@ -2,7 +2,7 @@ from django.contrib import admin, messages
 from django.db.models import Prefetch
 
 from memories.models import Memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import DomainError
 from quality.models import ConsolidationRun, Inconsistency, QualityAssessment, QualityBoost
 from quality.services import Action, dismiss_inconsistency, resolve_inconsistency
 
@@ -68,8 +68,8 @@ class InconsistencyAdmin(admin.ModelAdmin):
             try:
                 decide(finding)
                 done += 1
-            except ApiError as error:
-                skipped.append(f"#{finding.pk}: {error.detail}")
+            except DomainError as error:
+                skipped.append(f"#{finding.pk}: {error.message}")
         self.message_user(request, f"{verb} {done} findings.", messages.SUCCESS)
         if skipped:
             self.message_user(request, "Skipped " + "; ".join(skipped), messages.WARNING)

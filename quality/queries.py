@@ -12,7 +12,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from memories.models import Memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import NotFound
 from quality.models import Inconsistency, QualityAssessment, QualityBoost, QualitySnapshot
 from quality.rules import DIMENSIONS, bucket_bounds, histogram, histogram_counts, tier, tier_counts
 
@@ -265,7 +265,7 @@ def inconsistencies_of(owner):
 def get_inconsistency_for_user(owner, pk):
     finding = inconsistencies_of(owner).filter(pk=pk).first()
     if finding is None:
-        raise ApiError("Inconsistency not found", 404)
+        raise NotFound("Inconsistency not found")
     return finding
 
 

@@ -12,7 +12,7 @@ from graph.services import Link, associate_memories
 from memories import embeddings
 from memories.models import Memory
 from memories.services import archive_memory, corroborate_memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import Conflict, Invalid, NotFound
 from quality.detection import detect_inconsistencies
 from quality.metrics import evaluate_memories
 from quality.models import Inconsistency, Trigger
@@ -43,7 +43,7 @@ def evaluate_quality(owner, memory_ids=None, query=""):
         wanted = set(memory_ids)
         owned = set(Memory.objects.filter(owner=owner, pk__in=wanted).values_list("pk", flat=True))
         if owned != wanted:
-            raise ApiError("Memory not found", 404)
+            raise NotFound("Memory not found")
     vector = embeddings.embed(query) if query else None
     with transaction.atomic():
         return evaluate_memories(
@@ -79,7 +79,7 @@ def _chosen(finding, memory_id, default):
     for memory in _pair(finding):
         if str(memory.pk) == str(memory_id):
             return memory
-    raise ApiError("'memory_id' must be one of the finding's memories", 400)
+    raise Invalid("'memory_id' must be one of the finding's memories")
 
 
 def _other(finding, memory):
@@ -126,7 +126,7 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
     Link actions store `reason` as the association's `reason` property.
     """
     if action not in Action.ALL:
-        raise ApiError(f"'action' must be one of: {', '.join(Action.ALL)}", 400)
+        raise Invalid(f"'action' must be one of: {', '.join(Action.ALL)}")
     with transaction.atomic():
         finding = (
             Inconsistency.objects.select_for_update(of=("self",))
@@ -134,16 +134,16 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
             .get(pk=finding.pk)
         )
         if finding.status != Inconsistency.Status.OPEN:
-            raise ApiError(f"Inconsistency is already {finding.status}", 409)
+            raise Conflict(f"Inconsistency is already {finding.status}")
         if action in Action.PAIR_ONLY and finding.memory2 is None:
-            raise ApiError(f"'{action}' needs a finding between two memories", 400)
+            raise Invalid(f"'{action}' needs a finding between two memories")
         if action == Action.MERGE and finding.type != Inconsistency.Type.DUPLICATE:
-            raise ApiError("'merge' applies only to duplicates", 400)
+            raise Invalid("'merge' applies only to duplicates")
         owner = finding.memory1.owner
         touched = {memory.pk for memory in _pair(finding)}
         if action == Action.ARCHIVE:
             if memory_id is None and finding.memory2 is not None:
-                raise ApiError("'memory_id' is required: which memory to archive", 400)
+                raise Invalid("'memory_id' is required: which memory to archive")
             chosen = _chosen(finding, memory_id, finding.memory1)
             touched |= _archive(finding, chosen, user)
         elif action == Action.MERGE:
@@ -169,7 +169,7 @@ def dismiss_inconsistency(finding, user):
     with transaction.atomic():
         finding = Inconsistency.objects.select_for_update().get(pk=finding.pk)
         if finding.status != Inconsistency.Status.OPEN:
-            raise ApiError(f"Inconsistency is already {finding.status}", 409)
+            raise Conflict(f"Inconsistency is already {finding.status}")
         _close(finding, Inconsistency.Status.DISMISSED, DISMISSED, user)
         evaluate_memories([pk for pk in (finding.memory1_id, finding.memory2_id) if pk], Trigger.FINDING)
     finding.refresh_from_db()

@@ -1,7 +1,7 @@
 """Validation of POST/DELETE /associate bodies, in the order and with the messages of AutoMem.
 
 The checks run in a fixed order whose first failure ends a single request, which DRF field
-serializers cannot express, so each step is a small function raising `AssociationInvalid`.
+serializers cannot express, so each step is a small function raising `Invalid`.
 """
 
 import math
@@ -11,6 +11,7 @@ from rest_framework import serializers
 
 from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
 from graph.services import Link
+from memsite.errors import Invalid
 
 MAX_BATCH = 500
 DEFAULT_STRENGTH = 0.5
@@ -26,23 +27,19 @@ TYPE_CHOICES = f"Relation type must be one of {sorted(AUTHORABLE_RELATIONS)}"
 ANY_TYPE_CHOICES = f"Relation type must be one of {sorted(RELATION_PROPERTIES)}"
 
 
-class AssociationInvalid(Exception):
-    """A request or item that fails validation; `str()` is the exact message."""
-
-
 def parse_strength(body):
     """The strength of a body: 0.5 when absent or null, else a number in 0.0-1.0."""
     value = body.get("strength")
     if value is None:
         return DEFAULT_STRENGTH
     if isinstance(value, bool) or not isinstance(value, (int, float, str)):
-        raise AssociationInvalid(NOT_A_NUMBER)
+        raise Invalid(NOT_A_NUMBER)
     try:
         strength = float(value)
     except (ValueError, OverflowError):
-        raise AssociationInvalid(NOT_A_NUMBER) from None
+        raise Invalid(NOT_A_NUMBER) from None
     if not math.isfinite(strength) or not 0.0 <= strength <= 1.0:
-        raise AssociationInvalid(OUT_OF_RANGE)
+        raise Invalid(OUT_OF_RANGE)
     return strength
 
 
@@ -53,7 +50,7 @@ def _present(value):
 def parse_ids(body, batch):
     """Both ids as UUIDs: required first, then well-formed (batch messages name the field)."""
     if not (_present(body.get("memory1_id")) and _present(body.get("memory2_id"))):
-        raise AssociationInvalid(REQUIRED)
+        raise Invalid(REQUIRED)
     ids = []
     for name in ("memory1_id", "memory2_id"):
         value = body[name]
@@ -62,7 +59,7 @@ def parse_ids(body, batch):
                 raise ValueError
             ids.append(uuid.UUID(value.strip()))
         except ValueError:
-            raise AssociationInvalid(f"'{name}' must be a valid UUID" if batch else INVALID_UUID) from None
+            raise Invalid(f"'{name}' must be a valid UUID" if batch else INVALID_UUID) from None
     return ids
 
 
@@ -73,7 +70,7 @@ def parse_type(body, choices=AUTHORABLE_RELATIONS, default=DEFAULT_TYPE):
         return default
     relation_type = value.strip().upper() if isinstance(value, str) else None
     if relation_type not in choices:
-        raise AssociationInvalid(TYPE_CHOICES if choices is AUTHORABLE_RELATIONS else ANY_TYPE_CHOICES)
+        raise Invalid(TYPE_CHOICES if choices is AUTHORABLE_RELATIONS else ANY_TYPE_CHOICES)
     return relation_type
 
 
@@ -81,7 +78,7 @@ def parse_link(body, strength, batch):
     """One association after strength: ids, self-link, type, then its whitelisted properties."""
     source, target = parse_ids(body, batch)
     if source == target:
-        raise AssociationInvalid(SELF_LINK)
+        raise Invalid(SELF_LINK)
     relation_type = parse_type(body)
     properties = {name: body[name] for name in AUTHORABLE_RELATIONS[relation_type] if name in body}
     return Link(source, target, relation_type, strength, properties)
@@ -93,7 +90,7 @@ def batch_items(body):
     if not isinstance(items, list):
         return None
     if not 1 <= len(items) <= MAX_BATCH:
-        raise AssociationInvalid(BATCH_SIZE)
+        raise Invalid(BATCH_SIZE)
     return items
 
 

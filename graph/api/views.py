@@ -12,7 +12,7 @@ from rest_framework.views import APIView
 from graph import age, enrichment, queries, services
 from graph.api import serializers as s
 from graph.models import RELATION_PROPERTIES
-from memsite.api.exceptions import ApiError
+from memsite.errors import Failed, Invalid, NotFound, Unavailable
 
 JSON_BODY_REQUIRED = "JSON body is required"
 GRAPH_UNAVAILABLE = "Graph database (Apache AGE) is unavailable"
@@ -22,18 +22,18 @@ def json_object(request):
     """The request body as a dict, or the 400 every empty, malformed or non-object body gets."""
     try:
         if request.stream is None:
-            raise ApiError(JSON_BODY_REQUIRED)
+            raise Invalid(JSON_BODY_REQUIRED)
         body = request.data
     except (ParseError, UnsupportedMediaType):
-        raise ApiError(JSON_BODY_REQUIRED) from None
+        raise Invalid(JSON_BODY_REQUIRED) from None
     if not isinstance(body, dict) or not request.content_type.startswith("application/json"):
-        raise ApiError(JSON_BODY_REQUIRED)
+        raise Invalid(JSON_BODY_REQUIRED)
     return body
 
 
 def require_graph():
     if not age.graph_available():
-        raise ApiError(GRAPH_UNAVAILABLE, status.HTTP_503_SERVICE_UNAVAILABLE)
+        raise Unavailable(GRAPH_UNAVAILABLE)
 
 
 def write_links(owner_id, links):
@@ -43,7 +43,7 @@ def write_links(owner_id, links):
     except (OperationalError, InterfaceError):
         raise
     except DatabaseError:
-        raise ApiError("Failed to create association", status.HTTP_500_INTERNAL_SERVER_ERROR) from None
+        raise Failed("Failed to create association") from None
 
 
 class AssociateView(APIView):
@@ -56,17 +56,14 @@ class AssociateView(APIView):
     )
     def post(self, request):
         body = json_object(request)
-        try:
-            items = s.batch_items(body)
-            if items is not None:
-                return self.post_batch(request, items)
-            strength = s.parse_strength(body)
-            link = s.parse_link(body, strength, batch=False)
-        except s.AssociationInvalid as error:
-            raise ApiError(str(error)) from None
+        items = s.batch_items(body)
+        if items is not None:
+            return self.post_batch(request, items)
+        strength = s.parse_strength(body)
+        link = s.parse_link(body, strength, batch=False)
         require_graph()
         if link.key not in write_links(request.user.id, [link]):
-            raise ApiError("One or both memories do not exist", status.HTTP_404_NOT_FOUND)
+            raise NotFound("One or both memories do not exist")
         return Response(
             {
                 "status": "success",
@@ -87,8 +84,8 @@ class AssociateView(APIView):
                 continue
             try:
                 links[index] = s.parse_link(item, strength, batch=True)
-            except s.AssociationInvalid as error:
-                failed.append({"index": index, "reason": str(error)})
+            except Invalid as error:
+                failed.append({"index": index, "reason": error.message})
         require_graph()
         landed = write_links(request.user.id, links.values()) if links else set()
         succeeded = []
@@ -117,15 +114,12 @@ class AssociateView(APIView):
     )
     def delete(self, request):
         body = json_object(request)
-        try:
-            source, target = s.parse_ids(body, batch=False)
-            relation_type = s.parse_type(body, choices=RELATION_PROPERTIES, default=None)
-        except s.AssociationInvalid as error:
-            raise ApiError(str(error)) from None
+        source, target = s.parse_ids(body, batch=False)
+        relation_type = s.parse_type(body, choices=RELATION_PROPERTIES, default=None)
         require_graph()
         removed = services.remove_associations(request.user.id, source, target, relation_type)
         if not removed:
-            raise ApiError("Association not found", status.HTTP_404_NOT_FOUND)
+            raise NotFound("Association not found")
         return Response(
             {
                 "status": "success",
@@ -140,7 +134,7 @@ class AssociationDetailView(APIView):
     def delete(self, request, association_id):
         require_graph()
         if not services.remove_association(request.user.id, association_id):
-            raise ApiError("Association not found", status.HTTP_404_NOT_FOUND)
+            raise NotFound("Association not found")
         return Response({"status": "success", "association_id": association_id})
 
 
@@ -148,7 +142,7 @@ def memory_id_param(value):
     try:
         return uuid.UUID(value.strip())
     except (AttributeError, ValueError):
-        raise ApiError(s.INVALID_UUID) from None
+        raise Invalid(s.INVALID_UUID) from None
 
 
 class NeighborsView(APIView):
@@ -232,6 +226,6 @@ class EnrichmentReprocessView(APIView):
         body = json_object(request)
         raw_ids = body.get("ids", body.get("memory_ids"))
         if not isinstance(raw_ids, list) or not raw_ids or len(raw_ids) > s.MAX_BATCH:
-            raise ApiError(f"'ids' must be a list of 1 to {s.MAX_BATCH} memory ids")
+            raise Invalid(f"'ids' must be a list of 1 to {s.MAX_BATCH} memory ids")
         ids = [memory_id_param(value) for value in raw_ids]
         return Response({"status": "success", **enrichment.reprocess(ids)})

@@ -1,6 +1,6 @@
 """Request validation with AutoMem's messages, checked in AutoMem's order.
 
-Each function takes the decoded JSON value and returns clean Python values, or raises ApiError
+Each function takes the decoded JSON value and returns clean Python values, or raises Invalid
 (400) with the exact message. Anything a client can send ends here as a 4xx, never a 500.
 """
 
@@ -9,11 +9,10 @@ import uuid
 from datetime import UTC, datetime
 
 from django.http import QueryDict
-from rest_framework import status
 
 from memories.models import MemoryType
 from memories.recall import RecallOptions
-from memsite.api.exceptions import ApiError
+from memsite.errors import Invalid
 
 MAX_CONTENT_LENGTH = 2000
 MAX_TAGS = 100
@@ -29,7 +28,7 @@ UNSET = object()
 
 
 def bad_request(message):
-    return ApiError(message, status.HTTP_400_BAD_REQUEST)
+    return Invalid(message)
 
 
 def is_clean_text(value):

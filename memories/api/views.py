@@ -12,7 +12,7 @@ from memories import queries, recall, services
 from memories.api import serializers as s
 from memories.api import validators
 from memories.models import Memory
-from memsite.api.exceptions import ApiError
+from memsite.errors import DomainError
 
 ID_PARAMETER = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
 
@@ -69,8 +69,8 @@ class MemoryBatchView(APIView):
         for index, raw in enumerate(raw_items):
             try:
                 items.append(validators.parse_memory(raw))
-            except ApiError as error:
-                reason = "Memory must be an object" if not isinstance(raw, dict) else str(error.detail)
+            except DomainError as error:
+                reason = "Memory must be an object" if not isinstance(raw, dict) else error.message
                 failed.append({"index": index, "reason": reason})
                 continue
             indexes.append(index)

@@ -4,9 +4,11 @@ import logging
 
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
-from rest_framework import exceptions, status
+from rest_framework import exceptions
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
+
+from memsite.errors import DomainError
 
 logger = logging.getLogger(__name__)
 DATABASE_UNAVAILABLE = "Database unavailable: PostgreSQL cannot be reached"
@@ -36,15 +38,9 @@ def flatten_errors(detail, field=None):
     return f"'{field}': {detail}" if field else str(detail)
 
 
-class ApiError(exceptions.APIException):
-    """An error with a fixed status and the exact message to show."""
-
-    def __init__(self, message, code=status.HTTP_400_BAD_REQUEST):
-        self.status_code = code
-        super().__init__(message)
-
-
 def envelope_exception_handler(exc, context):
+    if isinstance(exc, DomainError):
+        return Response(envelope(exc.status, exc.message), status=exc.status)
     if isinstance(exc, (OperationalError, InterfaceError)):
         logger.warning("database unavailable: %s", exc)
         return Response(envelope(503, DATABASE_UNAVAILABLE), status=503)

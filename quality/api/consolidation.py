@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
-from memsite.api.exceptions import ApiError
+from memsite.errors import Conflict, Invalid, NotFound
 from quality.consolidation import PHASES, ConsolidationBusy, reset_boost, run_consolidation
 from quality.models import ConsolidationRun
 
@@ -106,7 +106,7 @@ class ConsolidationRunView(APIView):
         try:
             run = run_consolidation(dry_run=params["dry_run"], started_by=request.user)
         except ConsolidationBusy as busy:
-            raise ApiError(str(busy), status.HTTP_409_CONFLICT) from None
+            raise Conflict(str(busy)) from None
         body = {"status": "success", "run": ConsolidationRunSerializer(run).data}
         return Response(body, status=status.HTTP_201_CREATED)
 
@@ -140,7 +140,7 @@ class ConsolidationRunDetailView(APIView):
     def get(self, request, run_id):
         run = ConsolidationRun.objects.select_related("started_by").filter(pk=run_id).first()
         if run is None:
-            raise ApiError(RUN_NOT_FOUND, status.HTTP_404_NOT_FOUND)
+            raise NotFound(RUN_NOT_FOUND)
         return Response({"status": "success", "run": ConsolidationRunSerializer(run).data})
 
 
@@ -156,7 +156,7 @@ class ResetBoostView(APIView):
     def post(self, request, memory_id):
         memory = get_memory_for_user(request.user, memory_id)
         if not reset_boost(memory):
-            raise ApiError(NO_BOOST, status.HTTP_400_BAD_REQUEST)
+            raise Invalid(NO_BOOST)
         return Response(
             {
                 "status": "success",
