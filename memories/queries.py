@@ -1,9 +1,8 @@
 """Reads of memories, always through the owner: another user's memory is as absent as a missing one."""
 
-import uuid
-
 from memories.models import Memory
-from memsite.errors import Invalid, NotFound
+from memsite.errors import NotFound
+from memsite.validation import parse_uuid
 
 NOT_FOUND = "Memory not found"
 INVALID_ID = "memory_id must be a valid UUID"
@@ -16,11 +15,7 @@ def memories_of(user):
 
 def get_memory_for_user(user, memory_id):
     """The user's memory with this id: 400 for a malformed id, 404 for anyone else's or none."""
-    try:
-        pk = uuid.UUID(str(memory_id))
-    except ValueError:
-        raise Invalid(INVALID_ID) from None
-    memory = memories_of(user).filter(pk=pk).first()
+    memory = memories_of(user).filter(pk=parse_uuid(memory_id, INVALID_ID)).first()
     if memory is None:
         raise NotFound(NOT_FOUND)
     return memory

@@ -5,15 +5,17 @@ serializers cannot express, so each step is a small function raising `Invalid`.
 """
 
 import math
-import uuid
 
 from rest_framework import serializers
 
 from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
 from graph.services import Link
 from memsite.errors import Invalid
+from memsite.validation import check_json_value, parse_timestamp, parse_uuid
 
 MAX_BATCH = 500
+MAX_PROPERTY_LENGTH = 1000
+MAX_PROPERTY_ITEMS = 100
 DEFAULT_STRENGTH = 0.5
 DEFAULT_TYPE = "RELATES_TO"
 REQUIRED = "'memory1_id' and 'memory2_id' are required"
@@ -51,16 +53,10 @@ def parse_ids(body, batch):
     """Both ids as UUIDs: required first, then well-formed (batch messages name the field)."""
     if not (_present(body.get("memory1_id")) and _present(body.get("memory2_id"))):
         raise Invalid(REQUIRED)
-    ids = []
-    for name in ("memory1_id", "memory2_id"):
-        value = body[name]
-        try:
-            if not isinstance(value, str):
-                raise ValueError
-            ids.append(uuid.UUID(value.strip()))
-        except ValueError:
-            raise Invalid(f"'{name}' must be a valid UUID" if batch else INVALID_UUID) from None
-    return ids
+    return [
+        parse_uuid(body[name], f"'{name}' must be a valid UUID" if batch else INVALID_UUID)
+        for name in ("memory1_id", "memory2_id")
+    ]
 
 
 def parse_type(body, choices=AUTHORABLE_RELATIONS, default=DEFAULT_TYPE):
@@ -80,8 +76,42 @@ def parse_link(body, strength, batch):
     if source == target:
         raise Invalid(SELF_LINK)
     relation_type = parse_type(body)
-    properties = {name: body[name] for name in AUTHORABLE_RELATIONS[relation_type] if name in body}
+    properties = {
+        name: parse_property(name, body[name])
+        for name in AUTHORABLE_RELATIONS[relation_type]
+        if body.get(name) is not None
+    }
     return Link(source, target, relation_type, strength, properties)
+
+
+def parse_property(name, value):
+    """A relation property: text of at most MAX_PROPERTY_LENGTH characters, a number, a boolean or a
+    list of those; `confidence` is 0–1 and `timestamp` an ISO 8601 date in the supported range."""
+    if name == "confidence":
+        return _unit_number(value, name)
+    if name == "timestamp":
+        return parse_timestamp(value, name, f"'{name}' must be an ISO 8601 timestamp").isoformat()
+    values = value if isinstance(value, list) else [value]
+    if len(values) > MAX_PROPERTY_ITEMS or not all(_scalar(item) for item in values):
+        raise Invalid(
+            f"'{name}' must be text of at most {MAX_PROPERTY_LENGTH} characters, a number, a boolean, "
+            f"or a list of at most {MAX_PROPERTY_ITEMS} of those"
+        )
+    return check_json_value(value, name)
+
+
+def _scalar(value):
+    if isinstance(value, str):
+        return len(value) <= MAX_PROPERTY_LENGTH
+    return isinstance(value, (bool, int, float))
+
+
+def _unit_number(value, name):
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise Invalid(f"'{name}' must be a number")
+    if not 0.0 <= value <= 1.0:
+        raise Invalid(f"'{name}' must be between 0 and 1")
+    return float(value)
 
 
 def batch_items(body):

@@ -1,10 +1,7 @@
-import uuid
-
 from django.db import DatabaseError, InterfaceError, OperationalError
 from drf_spectacular.types import OpenApiTypes
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
-from rest_framework.exceptions import ParseError, UnsupportedMediaType
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -13,22 +10,9 @@ from graph import age, enrichment, queries, services
 from graph.api import serializers as s
 from graph.models import RELATION_PROPERTIES
 from memsite.errors import Failed, Invalid, NotFound, Unavailable
+from memsite.validation import json_body, parse_uuid
 
-JSON_BODY_REQUIRED = "JSON body is required"
 GRAPH_UNAVAILABLE = "Graph database (Apache AGE) is unavailable"
-
-
-def json_object(request):
-    """The request body as a dict, or the 400 every empty, malformed or non-object body gets."""
-    try:
-        if request.stream is None:
-            raise Invalid(JSON_BODY_REQUIRED)
-        body = request.data
-    except (ParseError, UnsupportedMediaType):
-        raise Invalid(JSON_BODY_REQUIRED) from None
-    if not isinstance(body, dict) or not request.content_type.startswith("application/json"):
-        raise Invalid(JSON_BODY_REQUIRED)
-    return body
 
 
 def require_graph():
@@ -55,7 +39,7 @@ class AssociateView(APIView):
         summary="Create or update typed associations between two of your memories (or a batch).",
     )
     def post(self, request):
-        body = json_object(request)
+        body = json_body(request, automem_errors=True)
         items = s.batch_items(body)
         if items is not None:
             return self.post_batch(request, items)
@@ -113,7 +97,7 @@ class AssociateView(APIView):
         summary="Remove the association(s) from memory1 to memory2 (one type, or every type).",
     )
     def delete(self, request):
-        body = json_object(request)
+        body = json_body(request, automem_errors=True)
         source, target = s.parse_ids(body, batch=False)
         relation_type = s.parse_type(body, choices=RELATION_PROPERTIES, default=None)
         require_graph()
@@ -138,13 +122,6 @@ class AssociationDetailView(APIView):
         return Response({"status": "success", "association_id": association_id})
 
 
-def memory_id_param(value):
-    try:
-        return uuid.UUID(value.strip())
-    except (AttributeError, ValueError):
-        raise Invalid(s.INVALID_UUID) from None
-
-
 class NeighborsView(APIView):
     @extend_schema(
         parameters=[
@@ -157,7 +134,7 @@ class NeighborsView(APIView):
     )
     def get(self, request, memory_id):
         params = queries.TraversalParams.from_query(request.query_params, depth_name="depth")
-        result = queries.neighbors(request.user.id, memory_id_param(memory_id), params)
+        result = queries.neighbors(request.user.id, parse_uuid(memory_id), params)
         return Response({"status": "success", **result})
 
 
@@ -175,7 +152,7 @@ class RelatedView(APIView):
         params = queries.TraversalParams.from_query(
             request.query_params, depth_name="max_depth", types_name="relationship_types", with_limit=True
         )
-        result = queries.related(request.user.id, memory_id_param(memory_id), params)
+        result = queries.related(request.user.id, parse_uuid(memory_id), params)
         return Response({"status": "success", **result})
 
 
@@ -223,9 +200,9 @@ class EnrichmentReprocessView(APIView):
         summary="Re-run enrichment for the given memory ids (staff).",
     )
     def post(self, request):
-        body = json_object(request)
+        body = json_body(request, automem_errors=True)
         raw_ids = body.get("ids", body.get("memory_ids"))
         if not isinstance(raw_ids, list) or not raw_ids or len(raw_ids) > s.MAX_BATCH:
             raise Invalid(f"'ids' must be a list of 1 to {s.MAX_BATCH} memory ids")
-        ids = [memory_id_param(value) for value in raw_ids]
+        ids = [parse_uuid(value) for value in raw_ids]
         return Response({"status": "success", **enrichment.reprocess(ids)})

@@ -5,56 +5,30 @@ Each function takes the decoded JSON value and returns clean Python values, or r
 """
 
 import math
-import uuid
-from datetime import UTC, datetime
-
-from django.http import QueryDict
 
 from memories.models import MemoryType
 from memories.recall import RecallOptions
 from memsite.errors import Invalid
+from memsite.validation import check_json_value, is_clean_text, parse_flag, parse_timestamp, parse_uuid
 
 MAX_CONTENT_LENGTH = 2000
 MAX_TAGS = 100
 MAX_TAG_LENGTH = 100
-MAX_METADATA_DEPTH = 10
-MAX_METADATA_ITEMS = 1000
 MAX_SOURCE_TYPE_LENGTH = 40
 MAX_SOURCE_ID_LENGTH = 200
 MAX_BATCH = 500
 MEMORY_TYPES = {choice.lower(): choice for choice in MemoryType.values}
 VALID_TYPES = ", ".join(sorted(MemoryType.values))
-UNSET = object()
 
 
 def bad_request(message):
     return Invalid(message)
 
 
-def is_clean_text(value):
-    """False for text PostgreSQL cannot store: NUL characters or lone surrogates."""
-    if "\x00" in value:
-        return False
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        return False
-    return True
-
-
 def require_object(data):
     if not isinstance(data, dict):
         raise bad_request("JSON body is required")
     return data
-
-
-def parse_uuid(value, message="memory_id must be a valid UUID"):
-    if not isinstance(value, str):
-        raise bad_request(message)
-    try:
-        return uuid.UUID(value)
-    except ValueError:
-        raise bad_request(message) from None
 
 
 def parse_content(value):
@@ -108,34 +82,12 @@ def parse_importance(value, default=0.5):
     return score
 
 
-def _check_metadata(value, depth, counter):
-    if depth > MAX_METADATA_DEPTH:
-        raise bad_request(f"'metadata' is nested too deeply (at most {MAX_METADATA_DEPTH} levels)")
-    counter[0] += 1
-    if counter[0] > MAX_METADATA_ITEMS:
-        raise bad_request(f"'metadata' has too many values (at most {MAX_METADATA_ITEMS})")
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if not is_clean_text(key):
-                raise bad_request("'metadata' contains characters that cannot be stored")
-            _check_metadata(item, depth + 1, counter)
-    elif isinstance(value, list):
-        for item in value:
-            _check_metadata(item, depth + 1, counter)
-    elif isinstance(value, str):
-        if not is_clean_text(value):
-            raise bad_request("'metadata' contains characters that cannot be stored")
-    elif isinstance(value, float) and not math.isfinite(value):
-        raise bad_request("'metadata' must not contain NaN or Infinity")
-
-
 def parse_metadata(value):
     if value is None:
         return {}
     if not isinstance(value, dict):
         raise bad_request("'metadata' must be an object")
-    _check_metadata(value, 1, [0])
-    return value
+    return check_json_value(value, "metadata")
 
 
 def parse_type(value, default=MemoryType.MEMORY):
@@ -149,33 +101,12 @@ def parse_type(value, default=MemoryType.MEMORY):
     return memory_type
 
 
-def parse_timestamp(value, message="Invalid ISO timestamp"):
-    """An ISO 8601 date or date-time; one without a zone is taken as UTC."""
-    if not isinstance(value, str) or not value.strip():
-        raise bad_request(message)
-    try:
-        parsed = datetime.fromisoformat(value.strip())
-    except ValueError:
-        raise bad_request(message) from None
-    if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=UTC)
-    return parsed
-
-
 def parse_short_text(value, field, max_length, default=""):
     if value is None:
         return default
     if not isinstance(value, str) or len(value.strip()) > max_length or not is_clean_text(value):
         raise bad_request(f"'{field}' must be a string of at most {max_length} characters")
     return value.strip()
-
-
-def parse_bool(value, field, default=False):
-    if value is None:
-        return default
-    if not isinstance(value, bool):
-        raise bad_request(f"'{field}' must be a boolean")
-    return value
 
 
 def parse_memory(data):
@@ -200,7 +131,7 @@ def parse_memory(data):
         ).lower()
         or "user_input",
         "source_id": parse_short_text(data.get("source_id"), "source_id", MAX_SOURCE_ID_LENGTH),
-        "is_explicit": parse_bool(data.get("is_explicit"), "is_explicit"),
+        "is_explicit": parse_flag(data.get("is_explicit"), "is_explicit"),
     }
 
 
@@ -230,7 +161,7 @@ def parse_memory_changes(data):
     if "source_id" in data:
         changes["source_id"] = parse_short_text(data["source_id"], "source_id", MAX_SOURCE_ID_LENGTH)
     if "is_explicit" in data:
-        changes["is_explicit"] = parse_bool(data["is_explicit"], "is_explicit")
+        changes["is_explicit"] = parse_flag(data["is_explicit"], "is_explicit")
     return changes
 
 
@@ -257,14 +188,6 @@ def parse_source_id(data):
 
 TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
-
-
-def json_body(request):
-    """The request's JSON object; a missing, non-JSON or non-object body is a 400."""
-    data = request.data
-    if request.stream is None or isinstance(data, QueryDict) or not isinstance(data, dict):
-        raise bad_request("JSON body is required")
-    return data
 
 
 def query_list(params, name):
@@ -327,7 +250,7 @@ def query_time(params, name):
     raw = params.get(name)
     if raw is None or raw == "":
         return None
-    return parse_timestamp(raw, f"'{name}' must be an ISO 8601 timestamp")
+    return parse_timestamp(raw, name, f"'{name}' must be an ISO 8601 timestamp")
 
 
 def query_tags(params, name):

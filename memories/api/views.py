@@ -13,6 +13,7 @@ from memories.api import serializers as s
 from memories.api import validators
 from memories.models import Memory
 from memsite.errors import DomainError
+from memsite.validation import json_body
 
 ID_PARAMETER = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
 
@@ -35,7 +36,7 @@ class MemoryCreateView(APIView):
     )
     def post(self, request):
         started = time.perf_counter()
-        item = validators.parse_memory(validators.json_body(request))
+        item = validators.parse_memory(json_body(request))
         memory, duplicate = services.store_memory(request.user, item)
         body = {
             "status": "success",
@@ -64,7 +65,7 @@ class MemoryBatchView(APIView):
     )
     def post(self, request):
         started = time.perf_counter()
-        raw_items = validators.parse_batch(validators.json_body(request))
+        raw_items = validators.parse_batch(json_body(request))
         items, indexes, failed = [], [], []
         for index, raw in enumerate(raw_items):
             try:
@@ -106,7 +107,7 @@ class MemoryDetailView(APIView):
     )
     def patch(self, request, memory_id):
         memory = queries.get_memory_for_user(request.user, memory_id)
-        changes = validators.parse_memory_changes(validators.json_body(request))
+        changes = validators.parse_memory_changes(json_body(request))
         return Response(memory_body(services.update_memory(memory, changes)))
 
     @extend_schema(
@@ -132,7 +133,7 @@ class CorroborateView(APIView):
     )
     def post(self, request, memory_id):
         memory = queries.get_memory_for_user(request.user, memory_id)
-        source_id = validators.parse_source_id(validators.json_body(request))
+        source_id = validators.parse_source_id(json_body(request))
         memory, added = services.corroborate_memory(memory, source_id)
         return Response(
             memory_body(
@@ -256,6 +257,6 @@ class ReembedView(APIView):
         responses=s.ReembedResponseSerializer,
     )
     def post(self, request):
-        ids, batch_size = validators.parse_reembed(validators.json_body(request))
+        ids, batch_size = validators.parse_reembed(json_body(request))
         memories = Memory.objects.all() if ids is None else Memory.objects.filter(pk__in=ids)
         return Response({"status": "success", **services.reembed_memories(memories, batch_size)})

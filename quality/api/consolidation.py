@@ -11,6 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
+from memsite.api.fields import JsonBooleanField
 from memsite.errors import Conflict, Invalid, NotFound
 from quality.consolidation import PHASES, ConsolidationBusy, reset_boost, run_consolidation
 from quality.models import ConsolidationRun
@@ -20,7 +21,7 @@ NO_BOOST = "Memory has no quality boost to reset"
 
 
 class RunRequestSerializer(serializers.Serializer):
-    dry_run = serializers.BooleanField(default=True, help_text="Only report what would change (default).")
+    dry_run = JsonBooleanField(default=True, help_text="Only report what would change (default).")
 
 
 class RunListQuerySerializer(serializers.Serializer):

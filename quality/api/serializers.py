@@ -3,6 +3,7 @@
 from django.conf import settings
 from rest_framework import serializers
 
+from memsite.api.fields import JsonBooleanField
 from quality.models import Inconsistency, QualityAssessment, QualityBoost
 from quality.services import Action
 
@@ -44,7 +45,7 @@ class EvaluateRequestSerializer(serializers.Serializer):
     memory_ids = serializers.ListField(
         child=serializers.UUIDField(), min_length=1, max_length=MAX_EVALUATE_IDS, required=False
     )
-    all = serializers.BooleanField(default=False, help_text="Evaluate every live memory of the caller.")
+    all = JsonBooleanField(default=False, help_text="Evaluate every live memory of the caller.")
     query = serializers.CharField(
         max_length=2000,
         required=False,

@@ -1,0 +1,123 @@
+"""Rules for values a client sends, shared by every app: one home for each.
+
+Each function takes a decoded value and returns the clean Python value or raises `Invalid` with
+the exact message. Text must be storable (no NUL, no lone surrogate), dates fall within
+EARLIEST–LATEST once converted to UTC, numbers are finite, flags are JSON booleans.
+"""
+
+import math
+import uuid
+from datetime import UTC, datetime
+
+from django.http import QueryDict
+from rest_framework.exceptions import ParseError, UnsupportedMediaType
+
+from memsite.errors import Invalid
+
+JSON_BODY_REQUIRED = "JSON body is required"
+# Every date a client sends must fall in this range once converted to UTC: far enough from the
+# ends of the calendar that no conversion or date arithmetic anywhere can overflow.
+EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
+LATEST = datetime(9000, 12, 31, 23, 59, 59, tzinfo=UTC)
+MAX_JSON_DEPTH = 10
+MAX_JSON_ITEMS = 1000
+# JSON numbers beyond this are refused where they reach the graph (agtype holds 64-bit values).
+MAX_MAGNITUDE = 1e15
+
+
+def json_body(request, automem_errors=False):
+    """The request's JSON object; a missing or non-object body is a 400 "JSON body is required".
+
+    A malformed body is DRF's 400 and a body in another media type its 415, except with
+    `automem_errors`, where both are the same 400 as in AutoMem (the graph endpoints).
+    """
+    try:
+        data = None if request.stream is None else request.data
+        if automem_errors and not request.content_type.startswith("application/json"):
+            data = None
+    except (ParseError, UnsupportedMediaType):
+        if not automem_errors:
+            raise
+        data = None
+    if isinstance(data, QueryDict) or not isinstance(data, dict):
+        raise Invalid(JSON_BODY_REQUIRED)
+    return data
+
+
+def is_clean_text(value):
+    """False for text PostgreSQL cannot store: NUL characters or lone surrogates."""
+    if "\x00" in value:
+        return False
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def parse_uuid(value, message="memory_id must be a valid UUID"):
+    """A UUID from its text form (surrounding spaces ignored); anything else is `message`."""
+    try:
+        if isinstance(value, uuid.UUID):
+            return value
+        if not isinstance(value, str):
+            raise ValueError
+        return uuid.UUID(value.strip())
+    except ValueError:
+        raise Invalid(message) from None
+
+
+def parse_timestamp(value, field="timestamp", message="Invalid ISO timestamp"):
+    """An ISO 8601 date or date-time in UTC within EARLIEST–LATEST; one without a zone is UTC."""
+    if not isinstance(value, str) or not value.strip():
+        raise Invalid(message)
+    try:
+        parsed = datetime.fromisoformat(value.strip())
+    except ValueError:
+        raise Invalid(message) from None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=UTC)
+    try:
+        parsed = parsed.astimezone(UTC)
+    except OverflowError:
+        parsed = None
+    if parsed is None or not EARLIEST <= parsed <= LATEST:
+        raise Invalid(f"'{field}' must be between {EARLIEST:%Y-%m-%d} and {LATEST:%Y-%m-%d} (UTC)")
+    return parsed
+
+
+def parse_flag(value, field, default=False):
+    """A JSON boolean; absent or null is `default`. 0, 1, "false" and the like are refused."""
+    if value is None:
+        return default
+    if not isinstance(value, bool):
+        raise Invalid(f"'{field}' must be a boolean")
+    return value
+
+
+def check_json_value(value, field, depth=1, counter=None):
+    """A JSON value PostgreSQL and the graph can store: clean text, finite numbers of at most
+    MAX_MAGNITUDE, at most MAX_JSON_DEPTH levels and MAX_JSON_ITEMS values."""
+    counter = counter if counter is not None else [0]
+    if depth > MAX_JSON_DEPTH:
+        raise Invalid(f"'{field}' is nested too deeply (at most {MAX_JSON_DEPTH} levels)")
+    counter[0] += 1
+    if counter[0] > MAX_JSON_ITEMS:
+        raise Invalid(f"'{field}' has too many values (at most {MAX_JSON_ITEMS})")
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if not is_clean_text(key):
+                raise Invalid(f"'{field}' contains characters that cannot be stored")
+            check_json_value(item, field, depth + 1, counter)
+    elif isinstance(value, list):
+        for item in value:
+            check_json_value(item, field, depth + 1, counter)
+    elif isinstance(value, str):
+        if not is_clean_text(value):
+            raise Invalid(f"'{field}' contains characters that cannot be stored")
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        if not math.isfinite(value):
+            raise Invalid(f"'{field}' must not contain NaN or Infinity")
+        if abs(value) > MAX_MAGNITUDE:
+            raise Invalid(f"'{field}' must not contain numbers beyond ±{MAX_MAGNITUDE:.0e}")
+    return value
