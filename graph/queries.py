@@ -5,7 +5,6 @@ memories of one owner, and every memory row is loaded again through the owner, s
 another user is ever reached.
 """
 
-import math
 import re
 from collections import defaultdict
 from dataclasses import dataclass, field
@@ -25,6 +24,7 @@ from graph.models import (
 from memories import recall
 from memories.models import Memory
 from memsite.errors import Invalid, NotFound
+from memsite.validation import query_float, query_int
 
 MAX_FRONTIER = 500
 SCORED_PER_RESULT = 4
@@ -38,32 +38,6 @@ NODE_FIELDS = [
     "created_at",
     "archived_at",
 ]
-
-
-def _int(query, name, default, low, high):
-    raw = query.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or not low <= value <= high:
-        raise Invalid(f"'{name}' must be an integer between {low} and {high}")
-    return value
-
-
-def _unit(query, name, default=0.0):
-    raw = query.get(name)
-    if raw in (None, ""):
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = math.nan
-    if not 0.0 <= value <= 1.0:
-        raise Invalid(f"'{name}' must be a number between 0 and 1")
-    return value
 
 
 def _types(query, name):
@@ -85,10 +59,10 @@ class TraversalParams:
     @classmethod
     def from_query(cls, query, depth_name, types_name="types", with_limit=False):
         return cls(
-            depth=_int(query, depth_name, 1, 1, 3),
+            depth=query_int(query, depth_name, 1, 1, 3),
             types=_types(query, types_name),
-            min_strength=_unit(query, "min_strength"),
-            limit=_int(query, "limit", 5, 1, 100) if with_limit else 5,
+            min_strength=query_float(query, "min_strength", 0.0),
+            limit=query_int(query, "limit", 5, 1, 100) if with_limit else 5,
         )
 
 
@@ -101,9 +75,9 @@ class SnapshotParams:
     @classmethod
     def from_query(cls, query):
         return cls(
-            limit=_int(query, "limit", 500, 1, 5000),
+            limit=query_int(query, "limit", 500, 1, 5000),
             types=_types(query, "types"),
-            min_importance=_unit(query, "min_importance"),
+            min_importance=query_float(query, "min_importance", 0.0),
         )
 
 

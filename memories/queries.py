@@ -21,10 +21,10 @@ def get_memory_for_user(user, memory_id):
     return memory
 
 
-def memories_by_tag(user, tags, limit, offset):
+def memories_by_tag(user, tags):
     """Live memories carrying any of `tags` (stored lower-cased), most important first."""
-    return list(
+    return (
         memories_of(user)
         .filter(archived_at__isnull=True, tags__overlap=tags)
-        .order_by("-importance", "-created_at", "pk")[offset : offset + limit]
+        .order_by("-importance", "-created_at", "pk")
     )

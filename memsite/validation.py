@@ -121,3 +121,63 @@ def check_json_value(value, field, depth=1, counter=None):
         if abs(value) > MAX_MAGNITUDE:
             raise Invalid(f"'{field}' must not contain numbers beyond ±{MAX_MAGNITUDE:.0e}")
     return value
+
+
+TRUE_WORDS = {"1", "true", "yes", "on"}
+FALSE_WORDS = {"0", "false", "no", "off"}
+
+
+def query_list(params, name):
+    """A list parameter given repeated (`?tags=a&tags=b`) or comma-separated (`?tags=a,b`)."""
+    values = []
+    for raw in params.getlist(name):
+        for part in raw.split(","):
+            value = part.strip().lower()
+            if value and value not in values:
+                values.append(value)
+    return values
+
+
+def query_int(params, name, default, lo, hi):
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        value = None
+    if value is None or not lo <= value <= hi:
+        raise Invalid(f"'{name}' must be an integer between {lo} and {hi}")
+    return value
+
+
+def query_float(params, name, default, lo=0.0, hi=1.0):
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = None
+    if value is None or not math.isfinite(value) or not lo <= value <= hi:
+        raise Invalid(f"'{name}' must be a number between {lo:g} and {hi:g}")
+    return value
+
+
+def query_bool(params, name, default=False):
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    value = raw.strip().lower()
+    if value in TRUE_WORDS:
+        return True
+    if value in FALSE_WORDS:
+        return False
+    raise Invalid(f"'{name}' must be true or false")
+
+
+def query_choice(params, name, default, choices):
+    value = (params.get(name) or default).strip().lower()
+    if value not in choices:
+        raise Invalid(f"'{name}' must be one of: {', '.join(choices)}")
+    return value

@@ -212,9 +212,11 @@ class ByTagResponseSerializer(serializers.Serializer):
     status = serializers.CharField()
     tags = serializers.ListField(child=serializers.CharField())
     count = serializers.IntegerField()
+    total = serializers.IntegerField()
     limit = serializers.IntegerField()
     offset = serializers.IntegerField()
     memories = MemorySerializer(many=True)
+    query_time_ms = serializers.FloatField()
 
 
 class ReembedInputSerializer(serializers.Serializer):

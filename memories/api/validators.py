@@ -9,7 +9,18 @@ import math
 from memories.models import MemoryType
 from memories.recall import RecallOptions
 from memsite.errors import Invalid
-from memsite.validation import check_json_value, is_clean_text, parse_flag, parse_timestamp, parse_uuid
+from memsite.validation import (
+    check_json_value,
+    is_clean_text,
+    parse_flag,
+    parse_timestamp,
+    parse_uuid,
+    query_bool,
+    query_choice,
+    query_float,
+    query_int,
+    query_list,
+)
 
 MAX_CONTENT_LENGTH = 2000
 MAX_TAGS = 100
@@ -186,66 +197,6 @@ def parse_source_id(data):
     return parse_short_text(value, "source_id", MAX_SOURCE_ID_LENGTH)
 
 
-TRUE_WORDS = {"1", "true", "yes", "on"}
-FALSE_WORDS = {"0", "false", "no", "off"}
-
-
-def query_list(params, name):
-    """A list parameter given repeated (`?tags=a&tags=b`) or comma-separated (`?tags=a,b`)."""
-    values = []
-    for raw in params.getlist(name):
-        for part in raw.split(","):
-            value = part.strip().lower()
-            if value and value not in values:
-                values.append(value)
-    return values
-
-
-def query_int(params, name, default, lo, hi):
-    raw = params.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = int(raw)
-    except ValueError:
-        value = None
-    if value is None or not lo <= value <= hi:
-        raise bad_request(f"'{name}' must be an integer between {lo} and {hi}")
-    return value
-
-
-def query_float(params, name, default, lo=0.0, hi=1.0):
-    raw = params.get(name)
-    if raw is None or raw == "":
-        return default
-    try:
-        value = float(raw)
-    except ValueError:
-        value = None
-    if value is None or not math.isfinite(value) or not lo <= value <= hi:
-        raise bad_request(f"'{name}' must be a number between {lo:g} and {hi:g}")
-    return value
-
-
-def query_bool(params, name, default=False):
-    raw = params.get(name)
-    if raw is None or raw == "":
-        return default
-    value = raw.strip().lower()
-    if value in TRUE_WORDS:
-        return True
-    if value in FALSE_WORDS:
-        return False
-    raise bad_request(f"'{name}' must be true or false")
-
-
-def query_choice(params, name, default, choices):
-    value = (params.get(name) or default).strip().lower()
-    if value not in choices:
-        raise bad_request(f"'{name}' must be one of: {', '.join(choices)}")
-    return value
-
-
 def query_time(params, name):
     raw = params.get(name)
     if raw is None or raw == "":
@@ -297,11 +248,11 @@ def parse_recall(params):
 
 
 def parse_by_tag(params):
-    """(tags, limit, offset) of GET /memory/by-tag."""
+    """The tags of GET /memory/by-tag (it pages with the API's one pagination rule)."""
     tags = query_tags(params, "tags")
     if not tags:
         raise bad_request("'tags' query parameter is required")
-    return tags, query_int(params, "limit", 20, 1, 200), query_int(params, "offset", 0, 0, 1_000_000)
+    return tags
 
 
 def parse_reembed(data):

@@ -12,6 +12,7 @@ from memories import queries, recall, services
 from memories.api import serializers as s
 from memories.api import validators
 from memories.models import Memory
+from memsite.api.pagination import Pagination
 from memsite.errors import DomainError
 from memsite.validation import json_body
 
@@ -178,22 +179,25 @@ class ByTagView(APIView):
         description="Exact, case-insensitive tag match; live memories, most important first.",
         parameters=[
             OpenApiParameter("tags", str, description="Comma list or repeated.", required=True),
-            OpenApiParameter("limit", int, description="1–200, default 20."),
-            OpenApiParameter("offset", int, description="Default 0."),
+            *Pagination.parameters(),
         ],
         responses=s.ByTagResponseSerializer,
     )
     def get(self, request):
-        tags, limit, offset = validators.parse_by_tag(request.query_params)
-        memories = queries.memories_by_tag(request.user, tags, limit, offset)
+        started = time.perf_counter()
+        tags = validators.parse_by_tag(request.query_params)
+        paginator = Pagination()
+        memories = paginator.page(queries.memories_by_tag(request.user, tags), request)
         return Response(
             {
                 "status": "success",
                 "tags": tags,
                 "count": len(memories),
-                "limit": limit,
-                "offset": offset,
+                "total": paginator.count,
+                "limit": paginator.limit,
+                "offset": paginator.offset,
                 "memories": s.MemorySerializer(memories, many=True).data,
+                "query_time_ms": elapsed_ms(started),
             }
         )
 

@@ -12,6 +12,7 @@ from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
 from memsite.api.fields import JsonBooleanField
+from memsite.api.pagination import Pagination
 from memsite.errors import Conflict, Invalid, NotFound
 from quality.consolidation import PHASES, ConsolidationBusy, reset_boost, run_consolidation
 from quality.models import ConsolidationRun
@@ -22,11 +23,6 @@ NO_BOOST = "Memory has no quality boost to reset"
 
 class RunRequestSerializer(serializers.Serializer):
     dry_run = JsonBooleanField(default=True, help_text="Only report what would change (default).")
-
-
-class RunListQuerySerializer(serializers.Serializer):
-    limit = serializers.IntegerField(default=20, min_value=1, max_value=100)
-    offset = serializers.IntegerField(default=0, min_value=0)
 
 
 class ConsolidationRunSerializer(serializers.ModelSerializer):
@@ -118,15 +114,14 @@ class ConsolidationRunListView(APIView):
     @extend_schema(
         summary="Consolidation runs",
         description="Newest first, with per-phase counts and durations. Staff only.",
-        parameters=[RunListQuerySerializer],
+        parameters=Pagination.parameters(),
         responses=RunListSerializer,
     )
     def get(self, request):
-        params = _validated(RunListQuerySerializer, request.query_params)
+        paginator = Pagination()
         runs = ConsolidationRun.objects.select_related("started_by").order_by("-started_at", "-pk")
-        page = runs[params["offset"] : params["offset"] + params["limit"]]
-        data = ConsolidationRunSerializer(page, many=True).data
-        return Response({"status": "success", "count": runs.count(), "runs": data})
+        data = ConsolidationRunSerializer(paginator.page(runs, request), many=True).data
+        return Response({"status": "success", "count": paginator.count, "runs": data})
 
 
 class ConsolidationRunDetailView(APIView):

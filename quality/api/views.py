@@ -5,11 +5,11 @@ Every endpoint is scoped to the token's user: another user's memory or finding a
 
 from drf_spectacular.utils import OpenApiParameter, extend_schema, extend_schema_view
 from rest_framework.generics import ListAPIView
-from rest_framework.pagination import LimitOffsetPagination
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
+from memsite.api.pagination import Pagination
 from quality import queries, services
 from quality.api import serializers as s
 from quality.filters import InconsistencyFilterSet
@@ -17,11 +17,6 @@ from quality.models import Inconsistency
 
 MEMORY_ID = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
 FINDING_ID = OpenApiParameter("pk", int, OpenApiParameter.PATH, description="The inconsistency's id.")
-
-
-class Page(LimitOffsetPagination):
-    default_limit = 50
-    max_limit = 500
 
 
 def query_params(serializer_class, request):
@@ -110,7 +105,7 @@ class ReportView(APIView):
 )
 class ImprovementsView(ListAPIView):
     serializer_class = s.ImprovementSerializer
-    pagination_class = Page
+    pagination_class = Pagination
     filter_backends = []
 
     def get_queryset(self):
@@ -130,7 +125,7 @@ class ImprovementsView(ListAPIView):
 )
 class LowQualityView(ListAPIView):
     serializer_class = s.MemorySummarySerializer
-    pagination_class = Page
+    pagination_class = Pagination
     filter_backends = []
 
     def get_queryset(self):
@@ -152,7 +147,7 @@ class LowQualityView(ListAPIView):
 class InconsistencyListView(ListAPIView):
     queryset = Inconsistency.objects.none()  # for the schema; get_queryset scopes to the caller
     serializer_class = s.InconsistencySerializer
-    pagination_class = Page
+    pagination_class = Pagination
     filterset_class = InconsistencyFilterSet
 
     def get_queryset(self):
@@ -216,7 +211,7 @@ class DismissView(APIView):
 @extend_schema_view(get=extend_schema(summary="Association boost history", description="Newest first."))
 class BoostListView(ListAPIView):
     serializer_class = s.BoostSerializer
-    pagination_class = Page
+    pagination_class = Pagination
     filter_backends = []
 
     def get_queryset(self):

@@ -31,8 +31,8 @@ def test_by_tag_pages_with_limit_and_offset(alice_client):
     [
         ({}, "'tags' query parameter is required"),
         ({"tags": " , "}, "'tags' query parameter is required"),
-        ({"tags": "a", "limit": "0"}, "'limit' must be an integer between 1 and 200"),
-        ({"tags": "a", "limit": "x"}, "'limit' must be an integer between 1 and 200"),
+        ({"tags": "a", "limit": "0"}, "'limit' must be an integer between 1 and 500"),
+        ({"tags": "a", "limit": "x"}, "'limit' must be an integer between 1 and 500"),
         ({"tags": "a", "offset": "-1"}, "'offset' must be an integer between 0 and 1000000"),
     ],
 )

@@ -1,0 +1,42 @@
+"""The one pagination rule of every list: `limit` 1–500 (default 50) and `offset` 0–1,000,000.
+
+A value outside those ranges, or one that is not an integer, is a 400 naming the parameter (DRF's
+LimitOffsetPagination would silently fall back to the default).
+"""
+
+from drf_spectacular.utils import OpenApiParameter
+from rest_framework.pagination import LimitOffsetPagination
+
+from memsite.validation import query_int
+
+DEFAULT_LIMIT = 50
+MAX_LIMIT = 500
+MAX_OFFSET = 1_000_000
+
+
+class Pagination(LimitOffsetPagination):
+    default_limit = DEFAULT_LIMIT
+    max_limit = MAX_LIMIT
+
+    def get_limit(self, request):
+        return query_int(request.query_params, self.limit_query_param, DEFAULT_LIMIT, 1, MAX_LIMIT)
+
+    def get_offset(self, request):
+        return query_int(request.query_params, self.offset_query_param, 0, 0, MAX_OFFSET)
+
+    def get_schema_operation_parameters(self, view):
+        limit, offset = super().get_schema_operation_parameters(view)
+        limit["schema"].update(minimum=1, maximum=MAX_LIMIT, default=DEFAULT_LIMIT)
+        offset["schema"].update(minimum=0, maximum=MAX_OFFSET, default=0)
+        return [limit, offset]
+
+    @staticmethod
+    def parameters():
+        """The two query parameters, for views that page by hand (`page`)."""
+        limit = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}
+        offset = {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0}
+        return [OpenApiParameter("limit", limit), OpenApiParameter("offset", offset)]
+
+    def page(self, queryset, request):
+        """One page of `queryset` for an APIView that renders its own body (sets `count`)."""
+        return list(self.paginate_queryset(queryset, request))
