@@ -44,6 +44,17 @@ def json_body(request, automem_errors=False):
     return data
 
 
+def body_as_query(data):
+    """A JSON object read as a query string, so one parser serves both (`POST /recall`): lists
+    become repeated parameters, booleans `true`/`false`, null is absent."""
+    params = QueryDict(mutable=True)
+    for name, value in data.items():
+        for item in value if isinstance(value, list) else [value]:
+            if item is not None:
+                params.appendlist(name, str(item).lower() if isinstance(item, bool) else str(item))
+    return params
+
+
 def is_clean_text(value):
     """False for text PostgreSQL cannot store: NUL characters or lone surrogates."""
     if "\x00" in value:

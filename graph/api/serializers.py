@@ -24,7 +24,8 @@ SELF_LINK = "Cannot associate a memory with itself"
 NOT_A_NUMBER = "'importance' must be a number"
 OUT_OF_RANGE = "'importance' must be between 0 and 1"
 NOT_AN_OBJECT = "Association must be an object"
-BATCH_SIZE = f"'associations' must contain between 1 and {MAX_BATCH} items"
+BATCH_EMPTY = "'associations' must be a non-empty array"
+BATCH_SIZE = f"Batch size limit is {MAX_BATCH} associations per request"
 TYPE_CHOICES = f"Relation type must be one of {sorted(AUTHORABLE_RELATIONS)}"
 ANY_TYPE_CHOICES = f"Relation type must be one of {sorted(RELATION_PROPERTIES)}"
 
@@ -119,7 +120,9 @@ def batch_items(body):
     items = body.get("associations")
     if not isinstance(items, list):
         return None
-    if not 1 <= len(items) <= MAX_BATCH:
+    if not items:
+        raise Invalid(BATCH_EMPTY)
+    if len(items) > MAX_BATCH:
         raise Invalid(BATCH_SIZE)
     return items
 

@@ -180,12 +180,10 @@ def parse_batch(data):
     """The list of raw items of POST /memory/batch (each item is validated on its own)."""
     require_object(data)
     items = data.get("memories")
-    if not isinstance(items, list):
-        raise bad_request("'memories' must be a list of memory objects")
-    if not items:
-        raise bad_request("'memories' must contain at least one memory")
+    if not isinstance(items, list) or not items:
+        raise bad_request("'memories' must be a non-empty array")
     if len(items) > MAX_BATCH:
-        raise bad_request(f"Batch size exceeds maximum of {MAX_BATCH} memories ({len(items)} provided)")
+        raise bad_request(f"Batch size limit is {MAX_BATCH} memories per request")
     return items
 
 

@@ -2,6 +2,7 @@
 
 import time
 
+from drf_spectacular.plumbing import build_basic_type
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
@@ -14,7 +15,7 @@ from memories.api import validators
 from memories.models import Memory
 from memsite.api.pagination import Pagination
 from memsite.errors import DomainError
-from memsite.validation import json_body
+from memsite.validation import body_as_query, json_body
 
 ID_PARAMETER = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
 
@@ -225,6 +226,19 @@ RECALL_PARAMETERS = [
 ]
 
 
+RECALL_BODY = {
+    "type": "object",
+    "properties": {
+        parameter.name: (
+            {"type": "array", "items": {"type": "string"}}
+            if parameter.name in ("tags", "exclude_tags", "type")
+            else build_basic_type(parameter.type)
+        )
+        for parameter in RECALL_PARAMETERS
+    },
+}
+
+
 class RecallView(APIView):
     @extend_schema(
         summary="Hybrid recall",
@@ -235,7 +249,20 @@ class RecallView(APIView):
         responses=s.RecallResponseSerializer,
     )
     def get(self, request):
-        options = validators.parse_recall(request.query_params)
+        return self.recall(request, request.query_params)
+
+    @extend_schema(
+        summary="Hybrid recall with the parameters in a JSON body",
+        description="The same as GET /recall, for queries too long for a URL: the body is an "
+        "object with the GET parameters as keys (lists for repeated ones).",
+        request={"application/json": RECALL_BODY},
+        responses=s.RecallResponseSerializer,
+    )
+    def post(self, request):
+        return self.recall(request, body_as_query(json_body(request)))
+
+    def recall(self, request, params):
+        options = validators.parse_recall(params)
         found = recall.recall(request.user, options)
         results = s.RecallResultSerializer(found["results"], many=True).data
         return Response(

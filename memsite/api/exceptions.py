@@ -5,6 +5,7 @@ import logging
 from django.db import DatabaseError, InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
@@ -39,6 +40,10 @@ def flatten_errors(detail, field=None):
 
 
 def envelope_exception_handler(exc, context):
+    """Every error as the JSON envelope, whatever the view renders otherwise (HTML docs, YAML)."""
+    request = context.get("request")
+    if request is not None:
+        request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
     if isinstance(exc, DomainError):
         return Response(envelope(exc.status, exc.message), status=exc.status)
     if isinstance(exc, (OperationalError, InterfaceError)):

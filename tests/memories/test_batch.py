@@ -31,16 +31,16 @@ def test_batch_of_500_is_stored_in_one_go(alice_client, alice):
 def test_batch_of_501_is_rejected_before_anything_is_stored(alice_client):
     response = batch(alice_client, [{"content": f"n{i}"} for i in range(501)])
     assert response.status_code == 400
-    assert response.json()["message"] == "Batch size exceeds maximum of 500 memories (501 provided)"
+    assert response.json()["message"] == "Batch size limit is 500 memories per request"
     assert not Memory.objects.exists()
 
 
 @pytest.mark.parametrize(
     ("body", "message"),
     [
-        ({}, "'memories' must be a list of memory objects"),
-        ({"memories": "x"}, "'memories' must be a list of memory objects"),
-        ({"memories": []}, "'memories' must contain at least one memory"),
+        ({}, "'memories' must be a non-empty array"),
+        ({"memories": "x"}, "'memories' must be a non-empty array"),
+        ({"memories": []}, "'memories' must be a non-empty array"),
     ],
 )
 def test_batch_shape_errors(alice_client, body, message):

@@ -147,3 +147,20 @@ def test_a_rare_query_word_counts_more_than_a_common_one(alice_client, alice):
     assert results[0]["id"] == rare
     keyword = {r["id"]: r["score_components"]["keyword"] for r in results}
     assert keyword[rare] > max(value for memory_id, value in keyword.items() if memory_id != rare)
+
+
+def test_recall_takes_its_parameters_in_a_json_body_too(alice_client):
+    query = "数据库" * 450
+    alice_client.post("/memory", {"content": "我们选择了数据库", "tags": ["db"]}, format="json")
+
+    response = alice_client.post("/recall", {"query": query, "tags": ["db"], "limit": 3}, format="json")
+
+    assert response.status_code == 200
+    assert response.json()["count"] == 1
+
+
+def test_recall_by_post_checks_parameters_like_get(alice_client):
+    response = alice_client.post("/recall", {"limit": 101}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "'limit' must be an integer between 1 and 100"

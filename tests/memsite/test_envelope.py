@@ -105,3 +105,4 @@ def test_body_under_the_cap_is_served(alice_client, settings):
     settings.MAX_REQUEST_BYTES = 2048
     response = alice_client.post("/echo", {"name": "ab", "count": 1}, format="json")
     assert response.status_code == 200
+

@@ -94,3 +94,13 @@ def test_out_of_range_setting_fails_at_start_up_naming_the_variable():
     )
     assert result.returncode != 0
     assert "MEMSITE_THROTTLE_USER_PER_MINUTE must be between 1 and 1000000" in result.stderr
+
+
+@pytest.mark.django_db
+@pytest.mark.parametrize("url", ["/api/docs/", "/api/schema/"])
+def test_a_bad_token_on_the_documentation_gets_the_json_envelope(anon_client, url):
+    response = anon_client.get(url, HTTP_AUTHORIZATION="Bearer nope.nope")
+
+    assert response.status_code == 401
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"status": "error", "code": 401, "message": "Invalid API token"}
