@@ -157,7 +157,7 @@ REST_FRAMEWORK = {
         "user": f"{THROTTLE_USER_PER_MINUTE}/min",
     },
     "EXCEPTION_HANDLER": "memsite.api.exceptions.envelope_exception_handler",
-    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
+    "DEFAULT_SCHEMA_CLASS": "memsite.api.schema.EnvelopeAutoSchema",
     "DEFAULT_FILTER_BACKENDS": ["django_filters.rest_framework.DjangoFilterBackend"],
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }

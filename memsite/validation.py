@@ -21,8 +21,6 @@ EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 12, 31, 23, 59, 59, tzinfo=UTC)
 MAX_JSON_DEPTH = 10
 MAX_JSON_ITEMS = 1000
-# JSON numbers beyond this are refused where they reach the graph (agtype holds 64-bit values).
-MAX_MAGNITUDE = 1e15
 
 
 def json_body(request, automem_errors=False):
@@ -106,9 +104,9 @@ def parse_flag(value, field, default=False):
     return value
 
 
-def check_json_value(value, field, depth=1, counter=None):
-    """A JSON value PostgreSQL and the graph can store: clean text, finite numbers of at most
-    MAX_MAGNITUDE, at most MAX_JSON_DEPTH levels and MAX_JSON_ITEMS values."""
+def check_json_value(value, field, max_magnitude=None, depth=1, counter=None):
+    """A JSON value PostgreSQL can store: clean text, finite numbers (of at most `max_magnitude`
+    where the graph stores them too), at most MAX_JSON_DEPTH levels and MAX_JSON_ITEMS values."""
     counter = counter if counter is not None else [0]
     if depth > MAX_JSON_DEPTH:
         raise Invalid(f"'{field}' is nested too deeply (at most {MAX_JSON_DEPTH} levels)")
@@ -119,18 +117,18 @@ def check_json_value(value, field, depth=1, counter=None):
         for key, item in value.items():
             if not is_clean_text(key):
                 raise Invalid(f"'{field}' contains characters that cannot be stored")
-            check_json_value(item, field, depth + 1, counter)
+            check_json_value(item, field, max_magnitude, depth + 1, counter)
     elif isinstance(value, list):
         for item in value:
-            check_json_value(item, field, depth + 1, counter)
+            check_json_value(item, field, max_magnitude, depth + 1, counter)
     elif isinstance(value, str):
         if not is_clean_text(value):
             raise Invalid(f"'{field}' contains characters that cannot be stored")
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
         if not math.isfinite(value):
             raise Invalid(f"'{field}' must not contain NaN or Infinity")
-        if abs(value) > MAX_MAGNITUDE:
-            raise Invalid(f"'{field}' must not contain numbers beyond ±{MAX_MAGNITUDE:.0e}")
+        if max_magnitude is not None and abs(value) > max_magnitude:
+            raise Invalid(f"'{field}' must not contain numbers beyond ±{max_magnitude:.0e}")
     return value
 
 

@@ -6,8 +6,6 @@ serializers cannot express, so each step is a small function raising `Invalid`.
 
 import math
 
-from rest_framework import serializers
-
 from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
 from graph.services import Link
 from memsite.errors import Invalid
@@ -16,6 +14,8 @@ from memsite.validation import check_json_value, parse_timestamp, parse_uuid
 MAX_BATCH = 500
 MAX_PROPERTY_LENGTH = 1000
 MAX_PROPERTY_ITEMS = 100
+# Property numbers reach the graph, whose agtype holds 64-bit values.
+MAX_PROPERTY_MAGNITUDE = 1e15
 DEFAULT_STRENGTH = 0.5
 DEFAULT_TYPE = "RELATES_TO"
 REQUIRED = "'memory1_id' and 'memory2_id' are required"
@@ -98,7 +98,7 @@ def parse_property(name, value):
             f"'{name}' must be text of at most {MAX_PROPERTY_LENGTH} characters, a number, a boolean, "
             f"or a list of at most {MAX_PROPERTY_ITEMS} of those"
         )
-    return check_json_value(value, name)
+    return check_json_value(value, name, MAX_PROPERTY_MAGNITUDE)
 
 
 def _scalar(value):
@@ -145,11 +145,36 @@ def link_record(link, index=None):
     return record
 
 
-class AssociateDocSerializer(serializers.Serializer):
-    """Request shape of POST /associate, for the OpenAPI schema (validation is above)."""
+def _pair_schema(relation_types, with_properties=True):
+    """One pair as the OpenAPI document shows it, built from the rules above."""
+    properties = {
+        "memory1_id": {"type": "string", "format": "uuid"},
+        "memory2_id": {"type": "string", "format": "uuid"},
+        "type": {"type": "string", "enum": sorted(relation_types), "default": DEFAULT_TYPE},
+    }
+    if with_properties:
+        properties["strength"] = {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_STRENGTH}
+        names = sorted({name for names in AUTHORABLE_RELATIONS.values() for name in names})
+        note = {"description": "A relation property (see /graph/relations)."}
+        properties.update(dict.fromkeys(names, note))
+    return {"type": "object", "properties": properties, "required": ["memory1_id", "memory2_id"]}
 
-    memory1_id = serializers.UUIDField(required=False)
-    memory2_id = serializers.UUIDField(required=False)
-    type = serializers.ChoiceField(choices=sorted(AUTHORABLE_RELATIONS), required=False)
-    strength = serializers.FloatField(required=False, min_value=0, max_value=1)
-    associations = serializers.ListField(child=serializers.DictField(), required=False)
+
+ASSOCIATE_SCHEMA = {
+    "oneOf": [
+        _pair_schema(AUTHORABLE_RELATIONS),
+        {
+            "type": "object",
+            "properties": {
+                "associations": {
+                    "type": "array",
+                    "items": _pair_schema(AUTHORABLE_RELATIONS),
+                    "minItems": 1,
+                    "maxItems": MAX_BATCH,
+                }
+            },
+            "required": ["associations"],
+        },
+    ]
+}
+DISSOCIATE_SCHEMA = _pair_schema(RELATION_PROPERTIES, with_properties=False)

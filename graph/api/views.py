@@ -33,8 +33,10 @@ def write_links(owner_id, links):
 class AssociateView(APIView):
     """POST /associate (single pair or batch) and DELETE /associate."""
 
+    error_statuses = {"POST": (404,), "DELETE": (404,)}
+
     @extend_schema(
-        request=s.AssociateDocSerializer,
+        request={"application/json": s.ASSOCIATE_SCHEMA},
         responses={201: OpenApiTypes.OBJECT, 207: OpenApiTypes.OBJECT},
         summary="Create or update typed associations between two of your memories (or a batch).",
     )
@@ -92,7 +94,7 @@ class AssociateView(APIView):
         )
 
     @extend_schema(
-        request=s.AssociateDocSerializer,
+        request={"application/json": s.DISSOCIATE_SCHEMA},
         responses={200: OpenApiTypes.OBJECT},
         summary="Remove the association(s) from memory1 to memory2 (one type, or every type).",
     )
@@ -122,12 +124,29 @@ class AssociationDetailView(APIView):
         return Response({"status": "success", "association_id": association_id})
 
 
+def integer(low, high, default):
+    return {"type": "integer", "minimum": low, "maximum": high, "default": default}
+
+
+UNIT = {"type": "number", "minimum": 0, "maximum": 1, "default": 0}
+
+
+def types_parameter(name):
+    """Relation types, repeated or comma-separated, case-insensitive."""
+    return OpenApiParameter(
+        name,
+        {"type": "array", "items": {"type": "string", "enum": sorted(RELATION_PROPERTIES)}},
+        explode=False,
+        description="Relation types, comma-separated.",
+    )
+
+
 class NeighborsView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("depth", int, description="1-3 hops, both directions (default 1)"),
-            OpenApiParameter("types", str, description="comma-separated relation types"),
-            OpenApiParameter("min_strength", float, description="0-1 (default 0)"),
+            OpenApiParameter("depth", integer(1, 3, 1), description="Hops, both directions."),
+            types_parameter("types"),
+            OpenApiParameter("min_strength", UNIT),
         ],
         responses={200: OpenApiTypes.OBJECT},
         summary="Memories linked to one memory, hop by hop in both directions.",
@@ -141,9 +160,9 @@ class NeighborsView(APIView):
 class RelatedView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("relationship_types", str, description="comma-separated relation types"),
-            OpenApiParameter("max_depth", int, description="1-3 (default 1)"),
-            OpenApiParameter("limit", int, description="1-100 (default 5)"),
+            types_parameter("relationship_types"),
+            OpenApiParameter("max_depth", integer(1, 3, 1)),
+            OpenApiParameter("limit", integer(1, 100, 5)),
         ],
         responses={200: OpenApiTypes.OBJECT},
         summary="The memories most strongly related to one memory.",
@@ -159,9 +178,9 @@ class RelatedView(APIView):
 class SnapshotView(APIView):
     @extend_schema(
         parameters=[
-            OpenApiParameter("limit", int, description="1-5000 nodes (default 500)"),
-            OpenApiParameter("types", str, description="comma-separated relation types"),
-            OpenApiParameter("min_importance", float, description="0-1 (default 0)"),
+            OpenApiParameter("limit", integer(1, 5000, 500), description="Nodes."),
+            types_parameter("types"),
+            OpenApiParameter("min_importance", UNIT),
         ],
         responses={200: OpenApiTypes.OBJECT},
         summary="Nodes and edges of your graph, for drawing.",

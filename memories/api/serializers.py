@@ -17,12 +17,14 @@ class QualitySerializer(serializers.ModelSerializer):
     consistency = serializers.FloatField(source="quality_consistency")
     timeliness = serializers.FloatField(source="quality_timeliness")
     relevance = serializers.FloatField(source="quality_relevance")
-    evaluated_at = serializers.DateTimeField(source="quality_evaluated_at")
+    evaluated_at = serializers.DateTimeField(source="quality_evaluated_at", allow_null=True)
     boost_applied = serializers.BooleanField(source="quality_boost_applied")
-    boost_date = serializers.DateTimeField(source="quality_boost_date")
+    boost_date = serializers.DateTimeField(source="quality_boost_date", allow_null=True)
     boost_reason = serializers.CharField(source="quality_boost_reason")
-    boost_connection_count = serializers.IntegerField(source="quality_boost_connection_count")
-    boost_factor = serializers.FloatField(source="quality_boost_factor")
+    boost_connection_count = serializers.IntegerField(
+        source="quality_boost_connection_count", allow_null=True
+    )
+    boost_factor = serializers.FloatField(source="quality_boost_factor", allow_null=True)
 
     class Meta:
         model = Memory
@@ -149,7 +151,9 @@ class MemoryPatchSerializer(MemoryInputSerializer):
 
 
 class BatchInputSerializer(serializers.Serializer):
-    memories = MemoryInputSerializer(many=True, help_text="1 to 500 memories.")
+    memories = serializers.ListField(
+        child=MemoryInputSerializer(), min_length=1, max_length=500, help_text="1 to 500 memories."
+    )
 
 
 class StoreResponseSerializer(serializers.Serializer):

@@ -12,8 +12,9 @@ from rest_framework.views import APIView
 from memories import queries, recall, services
 from memories.api import serializers as s
 from memories.api import validators
-from memories.models import Memory
+from memories.models import Memory, MemoryType
 from memsite.api.pagination import Pagination
+from memsite.api.schema import TIMESTAMP
 from memsite.errors import DomainError
 from memsite.validation import body_as_query, json_body
 
@@ -95,6 +96,8 @@ class MemoryBatchView(APIView):
 
 
 class MemoryDetailView(APIView):
+    error_statuses = {"PATCH": (409,)}
+
     @extend_schema(summary="Get a memory", parameters=[ID_PARAMETER], responses=s.MemoryResponseSerializer)
     def get(self, request, memory_id):
         memory = queries.get_memory_for_user(request.user, memory_id)
@@ -162,6 +165,8 @@ class ArchiveView(APIView):
 
 
 class RestoreView(APIView):
+    error_statuses = {"POST": (409,)}
+
     @extend_schema(
         summary="Restore an archived memory",
         parameters=[ID_PARAMETER],
@@ -203,26 +208,37 @@ class ByTagView(APIView):
         )
 
 
+def integer(low, high, default):
+    return {"type": "integer", "minimum": low, "maximum": high, "default": default}
+
+
+UNIT = {"type": "number", "minimum": 0, "maximum": 1}
+TAGS = {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": 100}
+TYPES = {"type": "array", "items": {"type": "string", "enum": sorted(MemoryType.values)}}
 RECALL_PARAMETERS = [
-    OpenApiParameter("query", str, description="Free text; omit to list by recency with the filters."),
-    OpenApiParameter("tags", str, description="Comma list or repeated."),
+    OpenApiParameter(
+        "query",
+        {"type": "string", "maxLength": 2000},
+        description="Free text; omit to list by recency with the filters.",
+    ),
+    OpenApiParameter("tags", TAGS, explode=False, description="Comma list or repeated."),
     OpenApiParameter("tag_mode", str, enum=["any", "all"]),
     OpenApiParameter("tag_match", str, enum=["exact", "prefix"]),
-    OpenApiParameter("exclude_tags", str, description="Comma list or repeated."),
-    OpenApiParameter("type", str, description="Memory type(s), case-insensitive, comma list."),
-    OpenApiParameter("start", str, description="ISO 8601; created at or after."),
-    OpenApiParameter("end", str, description="ISO 8601; created at or before."),
-    OpenApiParameter("limit", int, description="1–100, default 5."),
-    OpenApiParameter("min_quality", float, description="Keep quality_score ≥ this (0–1)."),
+    OpenApiParameter("exclude_tags", TAGS, explode=False, description="Comma list or repeated."),
+    OpenApiParameter("type", TYPES, explode=False, description="Memory types, case-insensitive."),
+    OpenApiParameter("start", TIMESTAMP, description="Created at or after; not after `end`."),
+    OpenApiParameter("end", TIMESTAMP, description="Created at or before."),
+    OpenApiParameter("limit", integer(1, 100, 5)),
+    OpenApiParameter("min_quality", UNIT, description="Keep quality_score ≥ this."),
     OpenApiParameter("rank_by_quality", bool, description="Order by 0.7·quality + 0.3·final."),
     OpenApiParameter("include_archived", bool),
     OpenApiParameter("expand_relations", bool),
     OpenApiParameter("expand_entities", bool),
-    OpenApiParameter("relation_limit", int, description="1–100, default 5."),
-    OpenApiParameter("expansion_limit", int, description="1–500, default 25."),
-    OpenApiParameter("expand_min_strength", float),
-    OpenApiParameter("expand_min_importance", float),
-    OpenApiParameter("max_hops", int, description="1–3, default 1."),
+    OpenApiParameter("relation_limit", integer(1, 100, 5)),
+    OpenApiParameter("expansion_limit", integer(1, 500, 25)),
+    OpenApiParameter("expand_min_strength", UNIT),
+    OpenApiParameter("expand_min_importance", UNIT),
+    OpenApiParameter("max_hops", integer(1, 3, 1)),
 ]
 
 
@@ -230,9 +246,7 @@ RECALL_BODY = {
     "type": "object",
     "properties": {
         parameter.name: (
-            {"type": "array", "items": {"type": "string"}}
-            if parameter.name in ("tags", "exclude_tags", "type")
-            else build_basic_type(parameter.type)
+            parameter.type if isinstance(parameter.type, dict) else build_basic_type(parameter.type)
         )
         for parameter in RECALL_PARAMETERS
     },

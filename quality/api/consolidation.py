@@ -87,6 +87,8 @@ def _validated(serializer_class, data):
 
 
 class ConsolidationRunView(APIView):
+    error_statuses = {"POST": (409,)}
+
     permission_classes = [IsAdminUser]
 
     @extend_schema(

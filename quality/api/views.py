@@ -60,6 +60,8 @@ class MemoryQualityView(APIView):
 
 
 class EvaluateView(APIView):
+    error_statuses = {"POST": (404,)}
+
     @extend_schema(
         summary="Re-evaluate memories",
         description='Evaluates `memory_ids` (up to 1,000) or, with `"all": true`, every live memory. '
@@ -175,6 +177,8 @@ class DetectView(APIView):
 
 
 class ResolveView(APIView):
+    error_statuses = {"POST": (409,)}
+
     @extend_schema(
         summary="Resolve an inconsistency",
         description="`keep_both`; `archive` (`memory_id`: which one); `merge` (duplicates: "
@@ -196,6 +200,8 @@ class ResolveView(APIView):
 
 
 class DismissView(APIView):
+    error_statuses = {"POST": (409,)}
+
     @extend_schema(
         summary="Dismiss an inconsistency",
         description="A dismissed finding stays dismissed when detection runs again.",
