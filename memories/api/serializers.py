@@ -156,6 +156,11 @@ class BatchInputSerializer(serializers.Serializer):
     )
 
 
+class DeleteResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    memory_id = serializers.UUIDField()
+
+
 class StoreResponseSerializer(serializers.Serializer):
     status = serializers.CharField()
     memory_id = serializers.UUIDField()

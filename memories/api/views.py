@@ -119,7 +119,7 @@ class MemoryDetailView(APIView):
         summary="Delete a memory",
         description="Removes the memory, its associations and its graph vertex.",
         parameters=[ID_PARAMETER],
-        responses=s.MemoryResponseSerializer,
+        responses={200: s.DeleteResponseSerializer},
     )
     def delete(self, request, memory_id):
         memory = queries.get_memory_for_user(request.user, memory_id)

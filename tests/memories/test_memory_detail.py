@@ -126,3 +126,11 @@ def test_chinese_content_round_trips(alice_client):
     memory = alice_client.get(f"/memory/{memory_id}").json()["memory"]
     assert memory["content"] == content
     assert memory["tags"] == ["爱好"]
+
+
+def test_the_schema_documents_delete_as_the_200_it_answers(anon_client):
+    schema = anon_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+    responses = schema["paths"]["/memory/{memory_id}"]["delete"]["responses"]
+
+    assert "200" in responses
+    assert "204" not in responses
