@@ -129,7 +129,8 @@ class MemoryFactory(DjangoModelFactory):
 
     @classmethod
     def create_batch(cls, size, **kwargs):
-        """`size` memories of one owner stored by one service call (one embedding batch)."""
+        """`size` memories of one owner stored by one service call (one embedding batch); each
+        content must be new to the owner (no `allow_duplicate` here)."""
         owner = kwargs.pop("owner", None) or UserFactory()
         rows = [vars(cls.stub(owner=owner, **kwargs)) for _ in range(size)]
         for row in rows:
