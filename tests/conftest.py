@@ -1,12 +1,8 @@
 import pytest
-from django.contrib.auth import get_user_model
 from rest_framework.test import APIClient
 
 from memsite.models import ApiToken
-
-
-def make_user(username, **extra):
-    return get_user_model().objects.create_user(username=username, password="pw", **extra)
+from tests.factories import UserFactory
 
 
 def client_for(user):
@@ -18,17 +14,17 @@ def client_for(user):
 
 @pytest.fixture
 def alice(db):
-    return make_user("alice")
+    return UserFactory(username="alice")
 
 
 @pytest.fixture
 def bob(db):
-    return make_user("bob")
+    return UserFactory(username="bob")
 
 
 @pytest.fixture
 def staff(db):
-    return make_user("curator", is_staff=True)
+    return UserFactory(username="curator", is_staff=True)
 
 
 @pytest.fixture

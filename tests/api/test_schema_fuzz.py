@@ -13,7 +13,8 @@ from hypothesis import HealthCheck, Phase, given, settings
 from schemathesis.checks import CHECKS, load_all_checks
 from schemathesis.specs.openapi.checks import positive_data_acceptance
 
-from tests.conftest import client_for, make_user
+from tests.conftest import client_for
+from tests.factories import UserFactory
 
 pytestmark = pytest.mark.django_db
 EXAMPLES = 20
@@ -66,7 +67,7 @@ def test_every_operation_answers_as_its_schema_says(is_staff, connection_kept_op
     # Every check but positive_data_acceptance: some rules span fields (start ≤ end, either
     # `memory_ids` or `all`) and JSON Schema cannot say them, so a schema-valid request may be a 400.
     checks = [check for check in CHECKS.get_all() if check is not positive_data_acceptance]
-    user = make_user("curator" if is_staff else "member", is_staff=is_staff)
+    user = UserFactory(username="curator" if is_staff else "member", is_staff=is_staff)
     token = client_for(user)._credentials["HTTP_AUTHORIZATION"]
     failures = [failure for op in operations() if (failure := failures_of(op, token, checks))]
     assert not failures, "\n\n".join(failures)

@@ -6,7 +6,8 @@ import pytest
 
 from quality.consolidation import boost_phase
 from quality.models import QualityBoost
-from tests.consolidation.conftest import fresh, hub, make_memories
+from tests.consolidation.conftest import fresh, hub
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -163,7 +164,7 @@ def test_archived_memories_are_not_boosted(alice, boost_settings):
 
 def test_only_well_connected_memories_of_many_are_boosted(alice, boost_settings):
     boosted = hub(alice, 5, quality=0.5)
-    loners = make_memories(alice, 3, quality=0.5)
+    loners = MemoryFactory.create_batch(3, owner=alice, quality=0.5)
 
     counts = boost_phase()
 

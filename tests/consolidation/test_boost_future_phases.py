@@ -2,6 +2,7 @@
 
 from datetime import timedelta
 
+import factory
 import pytest
 from django.utils import timezone
 
@@ -9,7 +10,8 @@ from graph.models import Association
 from memories.models import Memory
 from quality.consolidation import boost_phase
 from quality.models import QualityBoost
-from tests.consolidation.conftest import fresh, hub, link, make_memories
+from tests.consolidation.conftest import fresh, hub
+from tests.factories import AssociationFactory, MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -102,9 +104,9 @@ def test_decay_off_keeps_every_boost(alice, boost_settings):
 
 
 def test_bidirectional_off_gives_no_boost_from_a_strong_neighbour(alice, boost_settings):
-    weak, strong = make_memories(alice, 2, quality=0.5)
+    weak, strong = MemoryFactory.create_batch(2, owner=alice, quality=0.5)
     Memory.objects.filter(pk=strong.pk).update(quality_overall=0.85, quality_score=0.85)
-    link(strong, weak)
+    AssociationFactory(source=strong, target=weak)
 
     boost_phase()
 
@@ -113,11 +115,11 @@ def test_bidirectional_off_gives_no_boost_from_a_strong_neighbour(alice, boost_s
 
 def test_bidirectional_on_lifts_a_weak_memory_linked_to_a_strong_one_by_five_percent(alice, boost_settings):
     boost_settings.BOOST_BIDIRECTIONAL_ENABLED = True
-    weak, strong, middling = make_memories(alice, 3, quality=0.5)
+    weak, strong, middling = MemoryFactory.create_batch(3, owner=alice, quality=0.5)
     Memory.objects.filter(pk=strong.pk).update(quality_overall=0.85, quality_score=0.85)
     Memory.objects.filter(pk=middling.pk).update(quality_overall=0.65, quality_score=0.65)
-    link(strong, weak)
-    link(middling, strong)
+    AssociationFactory(source=strong, target=weak)
+    AssociationFactory(source=middling, target=strong)
 
     counts = boost_phase()
     again = boost_phase()
@@ -134,12 +136,12 @@ def test_bidirectional_on_lifts_a_weak_memory_linked_to_a_strong_one_by_five_per
 
 def test_a_bidirectional_boost_gives_way_to_an_association_boost(alice, boost_settings):
     boost_settings.BOOST_BIDIRECTIONAL_ENABLED = True
-    weak, strong = make_memories(alice, 2, quality=0.5)
+    weak, strong = MemoryFactory.create_batch(2, owner=alice, quality=0.5)
     Memory.objects.filter(pk=strong.pk).update(quality_overall=0.85, quality_score=0.85)
-    link(strong, weak)
+    AssociationFactory(source=strong, target=weak)
     boost_phase()
-    for neighbour in make_memories(alice, 4, quality=0.5):
-        link(weak, neighbour)
+    neighbours = MemoryFactory.create_batch(4, owner=alice, quality=0.5)
+    AssociationFactory.create_batch(4, source=weak, target=factory.Iterator(neighbours))
 
     counts = boost_phase()
 

@@ -8,7 +8,8 @@ from django.utils import timezone
 
 from memories.models import Memory
 from quality.consolidation import relevance_phase
-from tests.consolidation.conftest import fresh, hub, make_memories
+from tests.consolidation.conftest import fresh, hub
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -16,7 +17,7 @@ pytestmark = pytest.mark.django_db
 def test_a_month_old_unaccessed_memory_of_medium_quality_scores_e_to_the_minus_one_times_one_and_a_quarter(
     alice,
 ):
-    (memory,) = make_memories(alice, 1, quality=0.5, days_old=30, importance=0.5)
+    memory = MemoryFactory(owner=alice, quality=0.5, days_old=30, importance=0.5)
 
     counts = relevance_phase()
 
@@ -49,7 +50,7 @@ def test_connections_recent_access_and_type_raise_relevance(alice):
 
 
 def test_the_temporary_tag_shortens_retention_to_a_week(alice):
-    (memory,) = make_memories(alice, 1, tags=["temporary"], memory_type="Decision")
+    memory = MemoryFactory(owner=alice, tags=["temporary"], memory_type="Decision")
 
     relevance_phase()
 
@@ -58,7 +59,7 @@ def test_the_temporary_tag_shortens_retention_to_a_week(alice):
 
 @pytest.mark.parametrize(("fields"), [{"protected": True}, {"tags": ["important"]}, {"tags": ["permanent"]}])
 def test_a_protected_memory_keeps_relevance_of_at_least_one_half(alice, fields):
-    (memory,) = make_memories(alice, 1, quality=0.2, days_old=400, importance=0.1, **fields)
+    memory = MemoryFactory(owner=alice, quality=0.2, days_old=400, importance=0.1, **fields)
 
     counts = relevance_phase()
 
@@ -67,7 +68,7 @@ def test_a_protected_memory_keeps_relevance_of_at_least_one_half(alice, fields):
 
 
 def test_archived_memories_are_not_scored(alice):
-    (memory,) = make_memories(alice, 1, archived_at=timezone.now())
+    memory = MemoryFactory(owner=alice, archived_at=timezone.now())
 
     assert relevance_phase()["scored"] == 0
     assert fresh(memory).relevance_score is None

@@ -4,7 +4,8 @@ import pytest
 
 from quality.consolidation import boost_phase, reset_boost
 from quality.models import QualityBoost
-from tests.consolidation.conftest import fresh, hub, make_memories
+from tests.consolidation.conftest import fresh, hub
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -41,7 +42,7 @@ def test_the_service_resets_a_boost_for_the_admin(boosted):
 
 
 def test_resetting_an_unboosted_memory_answers_400(alice, alice_client):
-    (memory,) = make_memories(alice, 1)
+    memory = MemoryFactory(owner=alice)
 
     response = alice_client.post(f"/api/quality/memories/{memory.pk}/reset-boost")
 

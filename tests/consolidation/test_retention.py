@@ -8,7 +8,8 @@ from django.utils import timezone
 from memories.models import Memory
 from quality.consolidation import cleanup_phase, retention_phase, retention_threshold_days
 from quality.models import QualitySnapshot
-from tests.consolidation.conftest import fresh, make_memories
+from tests.consolidation.conftest import fresh
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -30,8 +31,8 @@ def test_thresholds_follow_the_retention_settings(settings, db):
 
 
 def test_a_memory_inactive_longer_than_its_threshold_is_archived_softly(alice):
-    (stale,) = make_memories(alice, 1, quality=0.3, days_old=67)
-    (kept,) = make_memories(alice, 1, quality=0.3, days_old=65)
+    stale = MemoryFactory(owner=alice, quality=0.3, days_old=67)
+    kept = MemoryFactory(owner=alice, quality=0.3, days_old=65)
 
     counts = retention_phase()
 
@@ -46,7 +47,7 @@ def test_a_memory_inactive_longer_than_its_threshold_is_archived_softly(alice):
 
 
 def test_inactivity_counts_from_the_last_access(alice):
-    (memory,) = make_memories(alice, 1, quality=0.3, days_old=400)
+    memory = MemoryFactory(owner=alice, quality=0.3, days_old=400)
     Memory.objects.filter(pk=memory.pk).update(last_accessed_at=timezone.now() - timedelta(days=10))
 
     retention_phase()
@@ -55,8 +56,8 @@ def test_inactivity_counts_from_the_last_access(alice):
 
 
 def test_a_high_quality_memory_is_kept_for_a_year(alice):
-    (young,) = make_memories(alice, 1, quality=0.8, days_old=300)
-    (old,) = make_memories(alice, 1, quality=0.8, days_old=366)
+    young = MemoryFactory(owner=alice, quality=0.8, days_old=300)
+    old = MemoryFactory(owner=alice, quality=0.8, days_old=366)
 
     retention_phase()
 
@@ -69,7 +70,7 @@ def test_a_high_quality_memory_is_kept_for_a_year(alice):
     [{"protected": True}] + [{"tags": [tag]} for tag in ("critical", "important", "reference", "permanent")],
 )
 def test_a_protected_memory_is_never_archived(alice, fields):
-    (memory,) = make_memories(alice, 1, quality=0.0, days_old=3000, **fields)
+    memory = MemoryFactory(owner=alice, quality=0.0, days_old=3000, **fields)
 
     counts = retention_phase()
 
@@ -84,7 +85,7 @@ def _low_since(memory, days):
 def test_auto_cleanup_archives_memories_poor_for_longer_than_the_grace_period(alice, settings):
     settings.QUALITY_AUTO_CLEANUP = True
     settings.QUALITY_CLEANUP_GRACE_DAYS = 30
-    poor, recent, protected = make_memories(alice, 3, quality=0.2)
+    poor, recent, protected = MemoryFactory.create_batch(3, owner=alice, quality=0.2)
     Memory.objects.filter(pk=protected.pk).update(protected=True)
     _low_since(poor, 31)
     _low_since(recent, 29)
@@ -100,7 +101,7 @@ def test_auto_cleanup_archives_memories_poor_for_longer_than_the_grace_period(al
 
 def test_auto_cleanup_is_off_by_default(alice, settings):
     settings.QUALITY_AUTO_CLEANUP = False
-    (poor,) = make_memories(alice, 1, quality=0.2)
+    poor = MemoryFactory(owner=alice, quality=0.2)
     _low_since(poor, 365)
 
     assert cleanup_phase()["archived"] == 0
@@ -108,10 +109,10 @@ def test_auto_cleanup_is_off_by_default(alice, settings):
 
 
 def test_a_snapshot_is_taken_per_owner(alice, bob):
-    make_memories(alice, 2, quality=0.8)
-    make_memories(alice, 1, quality=0.6)
-    make_memories(alice, 1, quality=0.2, archived_at=timezone.now())
-    make_memories(bob, 1, quality=0.4)
+    MemoryFactory.create_batch(2, owner=alice, quality=0.8)
+    MemoryFactory(owner=alice, quality=0.6)
+    MemoryFactory(owner=alice, quality=0.2, archived_at=timezone.now())
+    MemoryFactory(owner=bob, quality=0.4)
 
     counts = cleanup_phase()
 

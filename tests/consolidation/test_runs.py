@@ -8,7 +8,8 @@ from memories.models import Memory
 from quality.consolidation import engine, run_consolidation
 from quality.consolidation.engine import LOCK_KEY
 from quality.models import ConsolidationRun, QualityAssessment, QualityBoost, QualitySnapshot
-from tests.consolidation.conftest import hub, make_memories
+from tests.consolidation.conftest import hub
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 PHASE_NAMES = ["evaluate", "boost", "relevance", "retention", "cleanup"]
@@ -27,7 +28,7 @@ STATE = [
 def corpus(alice, boost_settings):
     """A well-connected memory, a stale one that retention archives, and a few others."""
     centre = hub(alice, 6, quality=0.5)
-    (stale,) = make_memories(alice, 1, quality=0.2, days_old=200)
+    stale = MemoryFactory(owner=alice, quality=0.2, days_old=200)
     return centre, stale
 
 
@@ -36,6 +37,7 @@ def _state():
 
 
 def test_a_dry_run_records_what_would_change_and_changes_nothing(alice, corpus):
+    QualityAssessment.objects.all().delete()  # the store's own assessments; the run must add none
     before = _state()
 
     run = run_consolidation(dry_run=True, started_by=alice)

@@ -1,10 +1,10 @@
 """The small curation data set the dashboard tests share, built with the real services."""
 
-from graph.models import Origin
-from graph.services import Link, associate_memories
-from memories.services import store_memories
+import factory
+
 from quality.consolidation import run_consolidation
 from quality.detection import detect_inconsistencies
+from tests.factories import AssociationFactory, MemoryFactory
 
 HUB = "Our team ships the memsite service with Django and PostgreSQL"
 CONTENTS = [
@@ -20,28 +20,23 @@ CONTENTS = [
 ]
 
 
-def item(content, tags, memory_type):
-    return {
-        "content": content,
-        "tags": tags,
-        "memory_type": memory_type,
-        "importance": 0.6,
-        "metadata": {},
-        "source_type": "user_input",
-        "source_id": "",
-        "is_explicit": True,
-        "created_at": None,
-    }
-
-
 def build_curation_data(owner):
     """Memories stored through the real service, a hub linked to six others, the findings of a
     real detection run (the online / not online pair contradicts), and a real consolidation run
     that boosts the hub."""
-    memories = [memory for memory, _ in store_memories(owner, [item(*row) for row in CONTENTS])]
+    contents, tags, types = zip(*CONTENTS, strict=True)
+    memories = MemoryFactory.create_batch(
+        len(CONTENTS),
+        owner=owner,
+        content=factory.Iterator(contents),
+        tags=factory.Iterator(tags),
+        memory_type=factory.Iterator(types),
+        importance=0.6,
+        is_explicit=True,
+    )
     hub = memories[0]
-    links = [Link(hub.pk, other.pk, "RELATES_TO", 0.8) for other in memories[3:]]
-    associate_memories(owner.pk, links, origin=Origin.USER)
+    others = memories[3:]
+    AssociationFactory.create_batch(len(others), source=hub, target=factory.Iterator(others), strength=0.8)
     detect_inconsistencies(owner=owner)
     run = run_consolidation(dry_run=False)
     hub.refresh_from_db()

@@ -13,12 +13,12 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
-from django.contrib.auth import get_user_model
 
 from memories.models import Memory
 from memories.services import delete_memory
 from quality.models import ConsolidationRun, Inconsistency
 from tests.dashboard.curation import build_curation_data
+from tests.factories import UserFactory
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
@@ -69,8 +69,8 @@ def driver():
 def curator_data(transactional_db):
     """Committed data for the live server; the graph vertices go too at the end (the flush after a
     transactional test empties the tables but not the AGE graph)."""
-    curator = get_user_model().objects.create_user("curator", password="curator-pass", is_staff=True)
-    owner = get_user_model().objects.create_user("alice", password="pw")
+    curator = UserFactory(username="curator", password="curator-pass", is_staff=True)
+    owner = UserFactory(username="alice")
     yield {"curator": curator, **build_curation_data(owner)}
     for memory in Memory.objects.all():
         delete_memory(memory)

@@ -1,24 +1,7 @@
 import pytest
 
 from graph import age
-from memories import services
-
-
-def remember(user, content, tags=(), importance=0.5, created_at=None):
-    """Store one memory through the real store service (real embedding, vertex, quality)."""
-    item = {
-        "content": content,
-        "tags": list(tags),
-        "memory_type": "Memory",
-        "importance": importance,
-        "metadata": {},
-        "source_type": "user_input",
-        "source_id": "",
-        "is_explicit": False,
-        "created_at": created_at,
-    }
-    memory, _ = services.store_memory(user, item)
-    return memory
+from tests.factories import MemoryFactory
 
 
 @pytest.fixture
@@ -33,6 +16,8 @@ def graph_agrees():
 
 @pytest.fixture
 def pair(alice):
-    first = remember(alice, "We chose PostgreSQL for the event store because of ACID guarantees.")
-    second = remember(alice, "MongoDB was evaluated for the event store and rejected.")
+    first = MemoryFactory(
+        owner=alice, content="We chose PostgreSQL for the event store because of ACID guarantees."
+    )
+    second = MemoryFactory(owner=alice, content="MongoDB was evaluated for the event store and rejected.")
     return first, second

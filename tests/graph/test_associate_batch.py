@@ -3,12 +3,15 @@ import uuid
 import pytest
 
 from graph.models import AUTHORABLE_RELATIONS, Association
-from tests.graph.conftest import remember
+from tests.factories import MemoryFactory
 
 
 @pytest.fixture
 def trio(alice):
-    return [remember(alice, f"Design note number {n} about the ingestion pipeline") for n in range(3)]
+    return [
+        MemoryFactory(owner=alice, content=f"Design note number {n} about the ingestion pipeline")
+        for n in range(3)
+    ]
 
 
 def item(first, second, **extra):
@@ -56,7 +59,7 @@ def test_a_batch_where_every_item_lands_answers_201(alice_client, trio, graph_ag
 
 def test_a_batch_with_failures_answers_207_with_each_reason(alice_client, bob, trio, graph_agrees):
     a, b, c = trio
-    foreign = remember(bob, "Bob's unrelated memory")
+    foreign = MemoryFactory(owner=bob, content="Bob's unrelated memory")
     response = post(
         alice_client,
         [

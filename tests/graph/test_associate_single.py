@@ -3,7 +3,7 @@ import uuid
 import pytest
 
 from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES, Association
-from tests.graph.conftest import remember
+from tests.factories import MemoryFactory
 
 TYPES_MESSAGE = f"Relation type must be one of {sorted(AUTHORABLE_RELATIONS)}"
 
@@ -171,7 +171,7 @@ def test_missing_memories_answer_404(alice_client, pair):
 
 def test_another_users_memory_counts_as_missing(alice_client, bob, pair, graph_agrees):
     first, _ = pair
-    foreign = remember(bob, "Bob keeps his own notes about the event store.")
+    foreign = MemoryFactory(owner=bob, content="Bob keeps his own notes about the event store.")
     body = {"memory1_id": str(first.pk), "memory2_id": str(foreign.pk)}
     error(alice_client.post("/associate", body, format="json"), 404, "One or both memories do not exist")
     assert not Association.objects.exists()

@@ -1,5 +1,6 @@
 import uuid
 
+import factory
 import pytest
 from django.core.management import CommandError, call_command
 from django.db import connection
@@ -7,24 +8,20 @@ from django.db import connection
 from graph import age
 from graph.models import Association
 from memories import services as memory_services
-from tests.graph.conftest import remember
+from tests.factories import AssociationFactory, MemoryFactory
 
 
 @pytest.fixture
-def linked(alice, alice_client):
-    memories = [remember(alice, f"Release checklist step {n}") for n in range(4)]
-    body = {
-        "associations": [
-            {"memory1_id": str(a.pk), "memory2_id": str(b.pk), "type": kind, "strength": 0.6}
-            for a, b, kind in [
-                (memories[0], memories[1], "LEADS_TO"),
-                (memories[1], memories[2], "PART_OF"),
-                (memories[2], memories[3], "RELATES_TO"),
-                (memories[3], memories[0], "CONTRADICTS"),
-            ]
-        ]
-    }
-    assert alice_client.post("/associate", body, format="json").status_code == 201
+def linked(alice):
+    steps = [f"Release checklist step {n}" for n in range(4)]
+    memories = MemoryFactory.create_batch(4, owner=alice, content=factory.Iterator(steps))
+    AssociationFactory.create_batch(
+        4,
+        source=factory.Iterator(memories),
+        target=factory.Iterator(memories[1:] + memories[:1]),
+        relation_type=factory.Iterator(["LEADS_TO", "PART_OF", "RELATES_TO", "CONTRADICTS"]),
+        strength=0.6,
+    )
     return memories
 
 

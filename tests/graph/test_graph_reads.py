@@ -1,11 +1,11 @@
 import uuid
 
-from tests.graph.conftest import remember
-from tests.graph.test_recall_expansion import associate, chain
+from tests.factories import AssociationFactory, MemoryFactory
+from tests.graph.test_recall_expansion import chain
 
 
 def test_neighbors_follow_depth_in_both_directions(alice, alice_client):
-    a, b, c = chain(alice, alice_client)
+    a, b, c = chain(alice)
     one = alice_client.get(f"/graph/neighbors/{b.pk}").json()
     assert {node["id"] for node in one["nodes"]} == {str(a.pk), str(c.pk)}
     two = alice_client.get(f"/graph/neighbors/{a.pk}", {"depth": 2}).json()
@@ -17,13 +17,13 @@ def test_neighbors_follow_depth_in_both_directions(alice, alice_client):
 
 
 def test_neighbors_filter_by_type_and_strength(alice, alice_client):
-    a, b, c = chain(alice, alice_client)
+    a, b, c = chain(alice)
     assert alice_client.get(f"/graph/neighbors/{b.pk}", {"min_strength": 0.85}).json()["count"] == 1
     assert alice_client.get(f"/graph/neighbors/{b.pk}", {"types": "leads_to"}).json()["count"] == 0
 
 
 def test_neighbors_validate_their_parameters(alice, alice_client):
-    memory = remember(alice, "A lonely memory")
+    memory = MemoryFactory(owner=alice, content="A lonely memory")
     assert alice_client.get(f"/graph/neighbors/{memory.pk}", {"depth": 4}).json()["message"] == (
         "'depth' must be an integer between 1 and 3"
     )
@@ -34,7 +34,7 @@ def test_neighbors_validate_their_parameters(alice, alice_client):
 
 
 def test_another_users_memory_has_no_neighbors_to_show(alice, bob_client, alice_client):
-    a, _, _ = chain(alice, alice_client)
+    a, _, _ = chain(alice)
     response = bob_client.get(f"/graph/neighbors/{a.pk}")
     assert response.status_code == 404
     assert response.json()["message"] == "Memory not found"
@@ -43,7 +43,7 @@ def test_another_users_memory_has_no_neighbors_to_show(alice, bob_client, alice_
 
 
 def test_related_lists_the_strongest_links_first(alice, alice_client):
-    a, b, c = chain(alice, alice_client)
+    a, b, c = chain(alice)
     response = alice_client.get(f"/memories/{b.pk}/related")
     related = response.json()["related"]
     assert [(item["memory"]["id"], item["strength"]) for item in related] == [
@@ -54,11 +54,11 @@ def test_related_lists_the_strongest_links_first(alice, alice_client):
     assert [item["memory"]["id"] for item in limited["related"]] == [str(b.pk)]
 
 
-def test_snapshot_shows_only_the_owners_nodes_and_edges(alice, bob, alice_client, bob_client):
-    chain(alice, alice_client)
-    x = remember(bob, "Bob's first note")
-    y = remember(bob, "Bob's second note")
-    associate(bob_client, x, y)
+def test_snapshot_shows_only_the_owners_nodes_and_edges(alice, bob, alice_client):
+    chain(alice)
+    x = MemoryFactory(owner=bob, content="Bob's first note")
+    y = MemoryFactory(owner=bob, content="Bob's second note")
+    AssociationFactory(source=x, target=y, strength=0.9)
     snapshot = alice_client.get("/graph/snapshot").json()
     assert snapshot["node_count"] == 3
     assert snapshot["edge_count"] == 2
@@ -66,7 +66,7 @@ def test_snapshot_shows_only_the_owners_nodes_and_edges(alice, bob, alice_client
 
 
 def test_stats_count_the_owners_associations(alice, alice_client, bob):
-    chain(alice, alice_client)
+    chain(alice)
     stats = alice_client.get("/graph/stats").json()
     assert stats["memory_count"] == 3
     assert stats["association_count"] == 2

@@ -1,22 +1,19 @@
+import factory
+
 from graph.models import Association
-from tests.graph.conftest import remember
-
-
-def associate(client, first, second, strength=0.9, kind="RELATES_TO"):
-    body = {"memory1_id": str(first.pk), "memory2_id": str(second.pk), "type": kind, "strength": strength}
-    assert client.post("/associate", body, format="json").status_code == 201
+from tests.factories import AssociationFactory, MemoryFactory
 
 
 def distractors(user):
-    for text in [
+    texts = [
         "The quarterly budget review happens every March.",
         "Sarah enjoys hiking in the mountains on weekends.",
         "The office coffee machine was replaced last week.",
         "Our sprint retrospective moved to Thursday afternoons.",
         "The database migration finished without errors.",
         "Sarah's favourite book is a long science fiction novel.",
-    ]:
-        remember(user, text, tags=["misc"])
+    ]
+    MemoryFactory.create_batch(len(texts), owner=user, content=factory.Iterator(texts), tags=["misc"])
 
 
 def ids(response):
@@ -25,9 +22,13 @@ def ids(response):
 
 def test_the_multi_hop_example_finds_sarahs_sisters_job(alice, alice_client):
     distractors(alice)
-    sister = remember(alice, "Sarah's sister is Rachel", tags=["family", "sarah", "rachel"])
-    job = remember(alice, "Rachel is a software engineer at Tech Corp", tags=["career", "rachel"])
-    associate(alice_client, sister, job, strength=0.95)
+    sister = MemoryFactory(
+        owner=alice, content="Sarah's sister is Rachel", tags=["family", "sarah", "rachel"]
+    )
+    job = MemoryFactory(
+        owner=alice, content="Rachel is a software engineer at Tech Corp", tags=["career", "rachel"]
+    )
+    AssociationFactory(source=sister, target=job, strength=0.95)
 
     response = alice_client.get(
         "/recall", {"query": "What is Sarah's sister's job?", "expand_entities": "true"}
@@ -49,13 +50,15 @@ def test_the_multi_hop_example_finds_sarahs_sisters_job(alice, alice_client):
     assert response.json()["expansion"]["expand_entities"] is True
 
 
-def chain(user, client):
+def chain(user):
     """a -> b -> c, where only a matches the query."""
-    a = remember(user, "Kubernetes cluster upgrade plan for the payments platform", tags=["infra"])
-    b = remember(user, "Weekly status meeting notes", tags=["notes"])
-    c = remember(user, "Lunch order for the team offsite", tags=["food"])
-    associate(client, a, b, 0.9)
-    associate(client, b, c, 0.8)
+    a = MemoryFactory(
+        owner=user, content="Kubernetes cluster upgrade plan for the payments platform", tags=["infra"]
+    )
+    b = MemoryFactory(owner=user, content="Weekly status meeting notes", tags=["notes"])
+    c = MemoryFactory(owner=user, content="Lunch order for the team offsite", tags=["food"])
+    AssociationFactory(source=a, target=b, strength=0.9)
+    AssociationFactory(source=b, target=c, strength=0.8)
     return a, b, c
 
 
@@ -64,7 +67,7 @@ def recall(client, **params):
 
 
 def test_two_hops_reach_a_memory_one_hop_does_not(alice, alice_client):
-    a, b, c = chain(alice, alice_client)
+    a, b, c = chain(alice)
     one = recall(alice_client, expand_relations="true", max_hops=1)
     two = recall(alice_client, expand_relations="true", max_hops=2)
     assert ids(one)[0] == str(a.pk)
@@ -74,7 +77,7 @@ def test_two_hops_reach_a_memory_one_hop_does_not(alice, alice_client):
 
 
 def test_expansion_follows_edges_in_both_directions(alice, alice_client):
-    a, b, _ = chain(alice, alice_client)
+    a, b, _ = chain(alice)
     response = alice_client.get(
         "/recall", {"query": "Weekly status meeting notes", "limit": 1, "expand_relations": "true"}
     )
@@ -83,7 +86,7 @@ def test_expansion_follows_edges_in_both_directions(alice, alice_client):
 
 
 def test_expansion_respects_min_strength_and_importance(alice, alice_client):
-    a, b, _ = chain(alice, alice_client)
+    a, b, _ = chain(alice)
     weak = recall(alice_client, expand_relations="true", expand_min_strength=0.95)
     assert ids(weak) == [str(a.pk)]
     low = recall(alice_client, expand_relations="true", expand_min_importance=0.9)
@@ -91,7 +94,7 @@ def test_expansion_respects_min_strength_and_importance(alice, alice_client):
 
 
 def test_expanded_results_are_ranked_by_their_own_score(alice, alice_client):
-    a, b, c = chain(alice, alice_client)
+    a, b, c = chain(alice)
     response = recall(alice_client, expand_relations="true", max_hops=2)
     scores = [result["final_score"] for result in response.json()["results"]]
     assert scores == sorted(scores, reverse=True)
@@ -100,24 +103,24 @@ def test_expanded_results_are_ranked_by_their_own_score(alice, alice_client):
 
 
 def test_without_expansion_no_relations_are_followed(alice, alice_client):
-    a, _, _ = chain(alice, alice_client)
+    a, _, _ = chain(alice)
     response = recall(alice_client)
     assert ids(response) == [str(a.pk)]
     assert response.json()["results"][0]["relations"] == []
 
 
-def test_expansion_never_reaches_another_users_memories(alice, bob, alice_client, bob_client):
-    a, _, _ = chain(alice, alice_client)
-    bobs = remember(bob, "Kubernetes cluster upgrade notes of Bob", tags=["infra"])
-    other = remember(bob, "Bob's private diary entry")
-    associate(bob_client, bobs, other, 0.99)
+def test_expansion_never_reaches_another_users_memories(alice, bob, alice_client):
+    a, _, _ = chain(alice)
+    bobs = MemoryFactory(owner=bob, content="Kubernetes cluster upgrade notes of Bob", tags=["infra"])
+    other = MemoryFactory(owner=bob, content="Bob's private diary entry")
+    AssociationFactory(source=bobs, target=other, strength=0.99)
     response = recall(alice_client, expand_relations="true", max_hops=3, limit=10)
     assert not set(ids(response)) & {str(bobs.pk), str(other.pk)}
     assert Association.objects.filter(source__owner=alice).count() == 2
 
 
 def test_expanded_memories_obey_the_recall_filters(alice, alice_client):
-    a, b, _ = chain(alice, alice_client)
+    a, b, _ = chain(alice)
     response = recall(alice_client, expand_relations="true", tags="infra", limit=5)
     assert ids(response) == [str(a.pk)]
     assert response.json()["results"][0]["relations"] == []

@@ -1,15 +1,6 @@
 import pytest
 
-
-def store(client, content, **fields):
-    """POST /memory and return the response, asserting nothing."""
-    return client.post("/memory", {"content": content, **fields}, format="json")
-
-
-def stored_id(client, content, **fields):
-    response = store(client, content, **fields)
-    assert response.status_code in (200, 201), response.json()
-    return response.json()["memory_id"]
+from tests.factories import MemoryFactory
 
 
 def recall(client, **params):
@@ -23,5 +14,7 @@ def recalled_contents(client, **params):
 
 
 @pytest.fixture
-def alice_memory(alice_client):
-    return stored_id(alice_client, "Alice keeps her bicycle in the garden shed", tags=["home"])
+def alice_memory(alice):
+    return str(
+        MemoryFactory(owner=alice, content="Alice keeps her bicycle in the garden shed", tags=["home"]).pk
+    )

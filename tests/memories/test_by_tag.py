@@ -1,27 +1,29 @@
 import pytest
 
-from tests.memories.conftest import stored_id
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
 
-def test_by_tag_matches_any_tag_case_insensitively(alice_client):
-    work = stored_id(alice_client, "Quarterly report is due Friday", tags=["Work"], importance=0.9)
-    home = stored_id(alice_client, "Water the plants", tags=["home"], importance=0.2)
-    stored_id(alice_client, "Call the dentist", tags=["health"])
+def test_by_tag_matches_any_tag_case_insensitively(alice, alice_client):
+    work = str(
+        MemoryFactory(owner=alice, content="Quarterly report is due Friday", tags=["work"], importance=0.9).pk
+    )
+    home = str(MemoryFactory(owner=alice, content="Water the plants", tags=["home"], importance=0.2).pk)
+    MemoryFactory(owner=alice, content="Call the dentist", tags=["health"])
     body = alice_client.get("/memory/by-tag", {"tags": "WORK,Home"}).json()
     assert body["count"] == 2
     assert [m["id"] for m in body["memories"]] == [work, home]
 
 
-def test_by_tag_is_exact_not_prefix(alice_client):
-    stored_id(alice_client, "Project kickoff", tags=["project-alpha"])
+def test_by_tag_is_exact_not_prefix(alice, alice_client):
+    MemoryFactory(owner=alice, content="Project kickoff", tags=["project-alpha"])
     assert alice_client.get("/memory/by-tag", {"tags": "project"}).json()["count"] == 0
 
 
-def test_by_tag_pages_with_limit_and_offset(alice_client):
+def test_by_tag_pages_with_limit_and_offset(alice, alice_client):
     for n in range(3):
-        stored_id(alice_client, f"tagged note {n}", tags=["t"], importance=n / 10)
+        MemoryFactory(owner=alice, content=f"tagged note {n}", tags=["t"], importance=n / 10)
     body = alice_client.get("/memory/by-tag", {"tags": "t", "limit": 1, "offset": 1}).json()
     assert [m["content"] for m in body["memories"]] == ["tagged note 1"]
 

@@ -1,14 +1,16 @@
 import pytest
 
 from memories.models import Memory
-from tests.memories.conftest import stored_id
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def bobs_memory(bob_client):
-    return stored_id(bob_client, "Bob's secret recipe uses smoked paprika", tags=["recipe"])
+def bobs_memory(bob):
+    return str(
+        MemoryFactory(owner=bob, content="Bob's secret recipe uses smoked paprika", tags=["recipe"]).pk
+    )
 
 
 @pytest.mark.parametrize(
@@ -30,8 +32,8 @@ def test_another_users_memory_is_a_404_on_every_endpoint(alice_client, bobs_memo
     assert (memory.importance, memory.corroborating_sources, memory.archived_at) == (0.5, [], None)
 
 
-def test_recall_never_shows_another_users_memories(alice_client, bobs_memory):
-    stored_id(alice_client, "Alice likes tomato soup")
+def test_recall_never_shows_another_users_memories(alice, alice_client, bobs_memory):
+    MemoryFactory(owner=alice, content="Alice likes tomato soup")
     for params in [
         {"query": "smoked paprika recipe"},
         {"query": "paprika", "include_archived": "true"},

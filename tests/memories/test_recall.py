@@ -1,9 +1,12 @@
+from datetime import UTC, datetime
+
 import numpy as np
 import pytest
 
 from memories import embeddings
 from memories.models import Memory
-from tests.memories.conftest import recall, recalled_contents, stored_id
+from tests.factories import MemoryFactory
+from tests.memories.conftest import recall, recalled_contents
 
 pytestmark = pytest.mark.django_db
 
@@ -17,8 +20,8 @@ FACTS = [
 
 
 @pytest.fixture
-def facts(alice_client):
-    return {content: stored_id(alice_client, content) for content in FACTS}
+def facts(alice):
+    return {content: str(MemoryFactory(owner=alice, content=content).pk) for content in FACTS}
 
 
 def test_paraphrase_is_found_by_meaning(alice_client, facts):
@@ -62,11 +65,11 @@ def test_final_score_is_the_weighted_sum_of_components(alice_client, facts, sett
     assert result["score_components"]["recency"] == pytest.approx(1, abs=0.01)
 
 
-def test_rare_keyword_is_found_when_the_vector_search_misses_it(alice_client, settings):
+def test_rare_keyword_is_found_when_the_vector_search_misses_it(alice, alice_client, settings):
     settings.RECALL_CANDIDATES = 10
     for n in range(15):
-        stored_id(alice_client, f"Meeting notes number {n} about the weekly planning")
-    target = stored_id(alice_client, "The cabin wifi password is zanzibarite")
+        MemoryFactory(owner=alice, content=f"Meeting notes number {n} about the weekly planning")
+    target = str(MemoryFactory(owner=alice, content="The cabin wifi password is zanzibarite").pk)
     away = -np.array(embeddings.embed("zanzibarite"))
     Memory.objects.filter(pk=target).update(embedding=away.tolist())
     results = recall(alice_client, query="zanzibarite")["results"]
@@ -75,9 +78,9 @@ def test_rare_keyword_is_found_when_the_vector_search_misses_it(alice_client, se
     assert results[0]["score_components"]["vector"] == 0
 
 
-def test_chinese_content_is_searchable(alice_client, facts):
-    target = stored_id(alice_client, "我喜欢在周末去公园跑步")
-    stored_id(alice_client, "今天的会议改到下午三点")
+def test_chinese_content_is_searchable(alice, alice_client, facts):
+    target = str(MemoryFactory(owner=alice, content="我喜欢在周末去公园跑步").pk)
+    MemoryFactory(owner=alice, content="今天的会议改到下午三点")
     results = recall(alice_client, query="公园跑步")["results"]
     assert results[0]["id"] == target
     assert results[0]["score_components"]["keyword"] > 0
@@ -92,15 +95,15 @@ def test_recall_updates_access_of_returned_memories_only(alice_client, facts):
     assert set(others.values_list("access_count", flat=True)) == {0}
 
 
-def test_limit_defaults_to_5(alice_client, facts):
-    stored_id(alice_client, "a sixth memory")
+def test_limit_defaults_to_5(alice, alice_client, facts):
+    MemoryFactory(owner=alice, content="a sixth memory")
     assert recall(alice_client, query="memory")["count"] == 5
 
 
-def test_no_query_lists_by_recency(alice_client):
-    stored_id(alice_client, "older", timestamp="2024-01-01T00:00:00Z")
-    stored_id(alice_client, "newer", timestamp="2025-01-01T00:00:00Z")
-    stored_id(alice_client, "oldest", timestamp="2023-01-01T00:00:00Z")
+def test_no_query_lists_by_recency(alice, alice_client):
+    MemoryFactory(owner=alice, content="older", created_at=datetime(2024, 1, 1, tzinfo=UTC))
+    MemoryFactory(owner=alice, content="newer", created_at=datetime(2025, 1, 1, tzinfo=UTC))
+    MemoryFactory(owner=alice, content="oldest", created_at=datetime(2023, 1, 1, tzinfo=UTC))
     body = recall(alice_client)
     assert [r["memory"]["content"] for r in body["results"]] == ["newer", "older", "oldest"]
     assert {r["match_type"] for r in body["results"]} == {"recency"}
@@ -140,8 +143,8 @@ def test_query_metacharacters_and_stopwords_are_harmless(alice_client, facts, qu
 
 def test_a_rare_query_word_counts_more_than_a_common_one(alice_client, alice):
     for n in range(8):
-        stored_id(alice_client, f"Caroline mentioned item {n} on the list")
-    rare = stored_id(alice_client, "Signed up for a pottery course")
+        MemoryFactory(owner=alice, content=f"Caroline mentioned item {n} on the list")
+    rare = str(MemoryFactory(owner=alice, content="Signed up for a pottery course").pk)
     Memory.objects.filter(owner=alice).update(embedding=embeddings.embed("unrelated"))
     results = recall(alice_client, query="Caroline pottery")["results"]
     assert results[0]["id"] == rare

@@ -1,17 +1,23 @@
+from datetime import UTC, datetime
+
 import pytest
 
 from memories.models import Memory
-from tests.memories.conftest import recall, stored_id
+from tests.factories import MemoryFactory
+from tests.memories.conftest import recall
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def tagged(alice_client):
+def tagged(alice):
     return {
-        "py": stored_id(alice_client, "Use type hints in new Python code", tags=["lang:python", "style"]),
-        "go": stored_id(alice_client, "Go services log in JSON", tags=["lang:go", "style"], type="Pattern"),
-        "db": stored_id(alice_client, "Nightly database backups run at 2am", tags=["ops"], type="Decision"),
+        key: str(MemoryFactory(owner=alice, content=content, tags=tags, memory_type=kind).pk)
+        for key, content, tags, kind in [
+            ("py", "Use type hints in new Python code", ["lang:python", "style"], "Memory"),
+            ("go", "Go services log in JSON", ["lang:go", "style"], "Pattern"),
+            ("db", "Nightly database backups run at 2am", ["ops"], "Decision"),
+        ]
     }
 
 
@@ -46,10 +52,14 @@ def test_type_filter_is_case_insensitive(alice_client, tagged):
     assert ids(alice_client, query="code", type="pattern,DECISION") == {tagged["go"], tagged["db"]}
 
 
-def test_time_window(alice_client):
-    stored_id(alice_client, "trip to Rome", timestamp="2023-05-01T10:00:00Z")
-    june = stored_id(alice_client, "trip to Oslo", timestamp="2023-06-15T10:00:00Z")
-    stored_id(alice_client, "trip to Lima", timestamp="2023-08-01T10:00:00Z")
+def test_time_window(alice, alice_client):
+    MemoryFactory(owner=alice, content="trip to Rome", created_at=datetime(2023, 5, 1, 10, tzinfo=UTC))
+    june = str(
+        MemoryFactory(
+            owner=alice, content="trip to Oslo", created_at=datetime(2023, 6, 15, 10, tzinfo=UTC)
+        ).pk
+    )
+    MemoryFactory(owner=alice, content="trip to Lima", created_at=datetime(2023, 8, 1, 10, tzinfo=UTC))
     assert ids(alice_client, query="trip", start="2023-06-01", end="2023-07-01T00:00:00Z") == {june}
 
 
@@ -60,9 +70,9 @@ def test_min_quality_is_inclusive(alice_client, tagged):
     assert ids(alice_client, query="code", min_quality="0.61") == set()
 
 
-def test_rank_by_quality_puts_quality_first(alice_client):
-    relevant = stored_id(alice_client, "The printer on floor two is out of toner")
-    polished = stored_id(alice_client, "Office supplies are ordered every Monday")
+def test_rank_by_quality_puts_quality_first(alice, alice_client):
+    relevant = str(MemoryFactory(owner=alice, content="The printer on floor two is out of toner").pk)
+    polished = str(MemoryFactory(owner=alice, content="Office supplies are ordered every Monday").pk)
     Memory.objects.filter(pk=relevant).update(quality_score=0.0, quality_relevance=0.0)
     Memory.objects.filter(pk=polished).update(quality_score=1.0, quality_relevance=0.0)
     plain = recall(alice_client, query="printer toner")["results"]

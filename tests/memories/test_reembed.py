@@ -4,16 +4,17 @@ from django.core.management import call_command
 
 from memories import embeddings
 from memories.models import Memory
-from tests.memories.conftest import stored_id
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def scrambled(alice_client):
-    memory_id = stored_id(alice_client, "The boiler was serviced in March")
-    Memory.objects.filter(pk=memory_id).update(embedding=[1.0] + [0.0] * 383)
-    return memory_id
+def scrambled(alice):
+    memory = MemoryFactory(
+        owner=alice, content="The boiler was serviced in March", embedding=[1.0] + [0.0] * 383
+    )
+    return str(memory.pk)
 
 
 def expected(memory_id):

@@ -1,15 +1,13 @@
 import pytest
 
 from memories.models import Memory
-from tests.memories.conftest import store
 
 pytestmark = pytest.mark.django_db
 
 
 def test_store_answers_201_with_id_type_and_quality(alice_client, alice):
-    response = store(
-        alice_client, "  Prefers dark roast coffee in the morning  ", tags=["Coffee", " drinks "]
-    )
+    body = {"content": "  Prefers dark roast coffee in the morning  ", "tags": ["Coffee", " drinks "]}
+    response = alice_client.post("/memory", body, format="json")
     assert response.status_code == 201
     body = response.json()
     assert body["status"] == "success"

@@ -1,7 +1,7 @@
 import pytest
 
 from memories.models import Memory
-from tests.graph.conftest import remember
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -33,7 +33,7 @@ def test_a_batch_item_with_a_date_out_of_range_fails_alone(alice_client):
 
 
 def test_a_patch_to_a_date_out_of_range_changes_nothing(alice, alice_client):
-    memory = remember(alice, "A dated fact")
+    memory = MemoryFactory(owner=alice, content="A dated fact")
     response = alice_client.patch(f"/memory/{memory.pk}", {"timestamp": OUT_OF_RANGE[1]}, format="json")
 
     assert response.status_code == 400

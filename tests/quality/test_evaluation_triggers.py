@@ -1,7 +1,7 @@
 import pytest
 
 from quality.models import QualityAssessment
-from tests.quality.conftest import store
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -23,16 +23,16 @@ def test_storing_a_memory_evaluates_it_and_shows_its_quality(alice_client):
     assert quality["overall"] == pytest.approx(body["quality_score"])
 
 
-def test_changing_a_memory_evaluates_it_again(alice_client):
-    memory_id = store(alice_client, "Hi")
+def test_changing_a_memory_evaluates_it_again(alice, alice_client):
+    memory_id = str(MemoryFactory(owner=alice, content="Hi").pk)
     response = alice_client.patch(f"/memory/{memory_id}", {"content": "Hi " + "x" * 300}, format="json")
     assert response.status_code == 200
     assert triggers(memory_id) == ["store", "update"]
     assert response.json()["memory"]["quality"]["completeness"] > 0.7
 
 
-def test_corroborating_a_memory_evaluates_it_again(alice_client):
-    memory_id = store(alice_client, "The office moved to Lisbon")
+def test_corroborating_a_memory_evaluates_it_again(alice, alice_client):
+    memory_id = str(MemoryFactory(owner=alice, content="The office moved to Lisbon").pk)
     response = alice_client.post(f"/memory/{memory_id}/corroborate", {"source_id": "email-7"}, format="json")
     assert response.status_code == 200
     assert triggers(memory_id) == ["store", "corroborate"]
@@ -41,8 +41,8 @@ def test_corroborating_a_memory_evaluates_it_again(alice_client):
     assert round(quality["consistency"], 4) == 0.5708
 
 
-def test_a_repeated_corroborating_source_changes_nothing(alice_client):
-    memory_id = store(alice_client, "The office moved to Lisbon")
+def test_a_repeated_corroborating_source_changes_nothing(alice, alice_client):
+    memory_id = str(MemoryFactory(owner=alice, content="The office moved to Lisbon").pk)
     alice_client.post(f"/memory/{memory_id}/corroborate", {"source_id": "email-7"}, format="json")
     response = alice_client.post(f"/memory/{memory_id}/corroborate", {"source_id": "email-7"}, format="json")
     quality = response.json()["memory"]["quality"]

@@ -5,23 +5,32 @@ from graph.models import Association
 from memories.models import Memory
 from quality.models import Inconsistency
 from quality.services import resolve_inconsistency
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def contradiction(alice, alice_client, make_memory):
-    online = make_memory(alice, "The user is online", days_old=3)
-    offline = make_memory(alice, "The user is not online")
+def contradiction(alice, alice_client):
+    online = MemoryFactory(owner=alice, content="The user is online", days_old=3)
+    offline = MemoryFactory(owner=alice, content="The user is not online")
     response = alice_client.post("/api/quality/inconsistencies/detect")
     assert response.status_code == 200
     return Inconsistency.objects.get(type="contradiction"), online, offline
 
 
 @pytest.fixture
-def duplicate(alice, alice_client, make_memory):
-    first = make_memory(alice, "User logged in successfully", source_id="session-log", quality_score=0.4)
-    second = make_memory(alice, "User logged in successfully", source_id="audit-log", quality_score=0.6)
+def duplicate(alice, alice_client):
+    first = MemoryFactory(
+        owner=alice, content="User logged in successfully", source_id="session-log", quality_score=0.4
+    )
+    second = MemoryFactory(
+        owner=alice,
+        content="User logged in successfully",
+        source_id="audit-log",
+        quality_score=0.6,
+        allow_duplicate=True,
+    )
     alice_client.post("/api/quality/inconsistencies/detect")
     return Inconsistency.objects.get(type="duplicate"), first, second
 
@@ -30,9 +39,9 @@ def resolve(client, finding, **body):
     return client.post(f"/api/quality/inconsistencies/{finding.pk}/resolve", body, format="json")
 
 
-def test_detect_answers_the_runs_summary(alice_client, alice, make_memory):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
+def test_detect_answers_the_runs_summary(alice_client, alice):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
     body = alice_client.post("/api/quality/inconsistencies/detect").json()
     assert body["status"] == "success"
     assert body["scanned"] == 2
@@ -40,9 +49,9 @@ def test_detect_answers_the_runs_summary(alice_client, alice, make_memory):
     assert body["created"] == 1
 
 
-def test_detect_covers_only_the_callers_memories(bob_client, alice, make_memory):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
+def test_detect_covers_only_the_callers_memories(bob_client, alice):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
     assert bob_client.post("/api/quality/inconsistencies/detect").json()["scanned"] == 0
     assert not Inconsistency.objects.exists()
 
@@ -107,9 +116,9 @@ def test_archive_needs_to_know_which_memory(alice_client, contradiction):
     assert response.json()["message"] == "'memory_id' is required: which memory to archive"
 
 
-def test_archive_refuses_a_memory_outside_the_finding(alice_client, alice, make_memory, contradiction):
+def test_archive_refuses_a_memory_outside_the_finding(alice_client, alice, contradiction):
     finding, _, _ = contradiction
-    stranger = make_memory(alice, "Unrelated")
+    stranger = MemoryFactory(owner=alice, content="Unrelated")
     response = resolve(alice_client, finding, action="archive", memory_id=str(stranger.pk))
     assert response.json()["message"] == "'memory_id' must be one of the finding's memories"
 
@@ -202,8 +211,8 @@ def test_resolve_rejects_bad_bodies(alice_client, contradiction, body):
     assert response.json()["status"] == "error"
 
 
-def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, alice, make_memory):
-    old = make_memory(alice, "The office is on the third floor", days_old=400)
+def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, alice):
+    old = MemoryFactory(owner=alice, content="The office is on the third floor", days_old=400)
     alice_client.post("/api/quality/inconsistencies/detect")
     finding = Inconsistency.objects.get(type="outdated")
     response = resolve(alice_client, finding, action="keep_both")
@@ -212,9 +221,9 @@ def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, ali
     assert Memory.objects.get(pk=old.pk).is_archived
 
 
-def test_the_list_does_not_query_per_finding(alice_client, alice, make_memory, django_assert_max_num_queries):
+def test_the_list_does_not_query_per_finding(alice_client, alice, django_assert_max_num_queries):
     for n in range(5):
-        make_memory(alice, f"Old note number {n}", days_old=300)
+        MemoryFactory(owner=alice, content=f"Old note number {n}", days_old=300)
     alice_client.post("/api/quality/inconsistencies/detect")
     with django_assert_max_num_queries(10):  # token, throttle cache, count, page
         body = alice_client.get("/api/quality/inconsistencies").json()

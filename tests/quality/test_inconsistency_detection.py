@@ -4,10 +4,10 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from graph.models import Association
 from memories.models import Memory
 from quality.detection import NEGATION_EN, NEGATION_ZH, STALE_RESOLUTION, detect_inconsistencies
 from quality.models import Inconsistency
+from tests.factories import AssociationFactory, MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -43,70 +43,70 @@ def test_negation_cues_match_on_word_boundaries(text, negated):
         assert cursor.fetchone()[0] is negated
 
 
-def test_a_statement_and_its_negation_are_a_contradiction(alice, make_memory):
-    online = make_memory(alice, "The user is online")
-    offline = make_memory(alice, "The user is not online")
+def test_a_statement_and_its_negation_are_a_contradiction(alice):
+    online = MemoryFactory(owner=alice, content="The user is online")
+    offline = MemoryFactory(owner=alice, content="The user is not online")
     detect_inconsistencies(alice)
     [finding] = findings("contradiction")
     assert pair_of(finding) == {online.id, offline.id}
     assert finding.status == "open"
 
 
-def test_unrelated_statements_are_not_a_contradiction(alice, make_memory):
-    make_memory(alice, "The weather is nice")
-    make_memory(alice, "The user is not online")
+def test_unrelated_statements_are_not_a_contradiction(alice):
+    MemoryFactory(owner=alice, content="The weather is nice")
+    MemoryFactory(owner=alice, content="The user is not online")
     detect_inconsistencies(alice)
     assert findings("contradiction") == []
 
 
-def test_a_chinese_statement_and_its_negation_are_a_contradiction(alice, make_memory):
-    allowed = make_memory(alice, "用户有权限访问系统")
-    denied = make_memory(alice, "用户没有权限访问系统")
+def test_a_chinese_statement_and_its_negation_are_a_contradiction(alice):
+    allowed = MemoryFactory(owner=alice, content="用户有权限访问系统")
+    denied = MemoryFactory(owner=alice, content="用户没有权限访问系统")
     detect_inconsistencies(alice)
     [finding] = findings("contradiction")
     assert pair_of(finding) == {allowed.id, denied.id}
     assert findings("duplicate") == []
 
 
-def test_two_identical_negative_sentences_are_a_duplicate_not_a_contradiction(alice, make_memory):
-    make_memory(alice, "The user is not online")
-    make_memory(alice, "The user is not online")
+def test_two_identical_negative_sentences_are_a_duplicate_not_a_contradiction(alice):
+    MemoryFactory(owner=alice, content="The user is not online")
+    MemoryFactory(owner=alice, content="The user is not online", allow_duplicate=True)
     detect_inconsistencies(alice)
     assert findings("contradiction") == []
     assert len(findings("duplicate")) == 1
 
 
-def test_two_copies_of_a_memory_are_a_duplicate_with_severity_one(alice, make_memory):
-    first = make_memory(alice, "User logged in successfully")
-    second = make_memory(alice, "User logged in successfully")
+def test_two_copies_of_a_memory_are_a_duplicate_with_severity_one(alice):
+    first = MemoryFactory(owner=alice, content="User logged in successfully")
+    second = MemoryFactory(owner=alice, content="User logged in successfully", allow_duplicate=True)
     detect_inconsistencies(alice)
     [finding] = findings("duplicate")
     assert (finding.memory1_id, finding.memory2_id) == tuple(sorted([first.id, second.id]))
     assert finding.severity == pytest.approx(1.0)
 
 
-def test_contradiction_severity_follows_confidence_and_similarity(alice, make_memory, embed):
-    make_memory(alice, "The user is online", confidence=0.9)
-    make_memory(alice, "The user is not online", confidence=0.5)
+def test_contradiction_severity_follows_confidence_and_similarity(alice, embed):
+    MemoryFactory(owner=alice, content="The user is online", confidence=0.9)
+    MemoryFactory(owner=alice, content="The user is not online", confidence=0.5)
     detect_inconsistencies(alice)
     similarity = float(embed("The user is online") @ embed("The user is not online"))
     [finding] = findings("contradiction")
     assert finding.severity == pytest.approx(min(1, 0.5 + 0.3 * 0.7 + 0.2 * similarity), abs=1e-4)
 
 
-def test_a_contradicts_association_is_a_contradiction(alice, make_memory):
-    tea = make_memory(alice, "Alice drinks tea every morning")
-    car = make_memory(alice, "The car was repaired in March")
-    Association.objects.create(source=car, target=tea, relation_type="CONTRADICTS")
+def test_a_contradicts_association_is_a_contradiction(alice):
+    tea = MemoryFactory(owner=alice, content="Alice drinks tea every morning")
+    car = MemoryFactory(owner=alice, content="The car was repaired in March")
+    AssociationFactory(source=car, target=tea, relation_type="CONTRADICTS")
     detect_inconsistencies(alice)
     [finding] = findings("contradiction")
     assert pair_of(finding) == {tea.id, car.id}
     assert finding.description.startswith("Linked as CONTRADICTS")
 
 
-def test_a_memory_not_updated_for_half_a_year_is_outdated(alice, make_memory):
-    old = make_memory(alice, "The office is on the third floor", days_old=200)
-    make_memory(alice, "The office has a new coffee machine", days_old=10)
+def test_a_memory_not_updated_for_half_a_year_is_outdated(alice):
+    old = MemoryFactory(owner=alice, content="The office is on the third floor", days_old=200)
+    MemoryFactory(owner=alice, content="The office has a new coffee machine", days_old=10)
     detect_inconsistencies(alice)
     [finding] = findings("outdated")
     assert finding.memory1_id == old.id
@@ -114,19 +114,19 @@ def test_a_memory_not_updated_for_half_a_year_is_outdated(alice, make_memory):
     assert finding.severity == pytest.approx(200 / 365, abs=1e-3)
 
 
-def test_a_memory_with_low_confidence_is_flagged(alice, make_memory):
-    shaky = make_memory(alice, "The meeting might be on Friday", confidence=0.3)
-    make_memory(alice, "The meeting is on Monday", confidence=0.7)
+def test_a_memory_with_low_confidence_is_flagged(alice):
+    shaky = MemoryFactory(owner=alice, content="The meeting might be on Friday", confidence=0.3)
+    MemoryFactory(owner=alice, content="The meeting is on Monday", confidence=0.7)
     detect_inconsistencies(alice)
     [finding] = findings("low_confidence")
     assert finding.memory1_id == shaky.id
     assert finding.severity == pytest.approx(0.7)
 
 
-def test_detection_is_idempotent(alice, make_memory):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
-    make_memory(alice, "Old fact", days_old=400)
+def test_detection_is_idempotent(alice):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
+    MemoryFactory(owner=alice, content="Old fact", days_old=400)
     first = detect_inconsistencies(alice)
     ids = sorted(row.id for row in findings())
     second = detect_inconsistencies(alice)
@@ -136,9 +136,9 @@ def test_detection_is_idempotent(alice, make_memory):
     assert second.found == first.found
 
 
-def test_a_dismissed_finding_stays_dismissed_on_the_next_run(alice, make_memory):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
+def test_a_dismissed_finding_stays_dismissed_on_the_next_run(alice):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
     detect_inconsistencies(alice)
     Inconsistency.objects.update(status="dismissed", resolved_at=timezone.now())
     detect_inconsistencies(alice)
@@ -146,18 +146,18 @@ def test_a_dismissed_finding_stays_dismissed_on_the_next_run(alice, make_memory)
     assert finding.status == "dismissed"
 
 
-def test_a_resolved_finding_stays_resolved_while_its_memories_are_unchanged(alice, make_memory):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
+def test_a_resolved_finding_stays_resolved_while_its_memories_are_unchanged(alice):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
     detect_inconsistencies(alice)
     Inconsistency.objects.update(status="resolved", resolution="keep_both", resolved_at=timezone.now())
     detect_inconsistencies(alice)
     assert findings()[0].status == "resolved"
 
 
-def test_a_resolved_finding_reopens_when_a_memory_changes_and_it_still_holds(alice, make_memory):
-    online = make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
+def test_a_resolved_finding_reopens_when_a_memory_changes_and_it_still_holds(alice):
+    online = MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
     detect_inconsistencies(alice)
     Inconsistency.objects.update(
         status="resolved", resolution="keep_both", resolved_at=timezone.now() - timedelta(hours=1)
@@ -168,9 +168,9 @@ def test_a_resolved_finding_reopens_when_a_memory_changes_and_it_still_holds(ali
     assert (finding.status, finding.resolution, finding.resolved_at) == ("open", "", None)
 
 
-def test_a_finding_no_longer_found_is_resolved_automatically(alice, make_memory, embed):
-    make_memory(alice, "The user is online")
-    offline = make_memory(alice, "The user is not online")
+def test_a_finding_no_longer_found_is_resolved_automatically(alice, embed):
+    MemoryFactory(owner=alice, content="The user is online")
+    offline = MemoryFactory(owner=alice, content="The user is not online")
     detect_inconsistencies(alice)
     text = "The quarterly budget was approved"
     Memory.objects.filter(pk=offline.pk).update(content=text, embedding=embed(text))
@@ -180,45 +180,45 @@ def test_a_finding_no_longer_found_is_resolved_automatically(alice, make_memory,
     assert result.no_longer_detected == 1
 
 
-def test_archived_memories_are_not_compared(alice, make_memory):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online", archived_at=timezone.now())
+def test_archived_memories_are_not_compared(alice):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online", archived_at=timezone.now())
     detect_inconsistencies(alice)
     assert findings() == []
 
 
-def test_detection_never_pairs_memories_of_different_owners(alice, bob, make_memory):
-    make_memory(alice, "User logged in successfully")
-    make_memory(bob, "User logged in successfully")
-    make_memory(alice, "The user is not online")
-    make_memory(bob, "The user is online")
+def test_detection_never_pairs_memories_of_different_owners(alice, bob):
+    MemoryFactory(owner=alice, content="User logged in successfully")
+    MemoryFactory(owner=bob, content="User logged in successfully")
+    MemoryFactory(owner=alice, content="The user is not online")
+    MemoryFactory(owner=bob, content="The user is online")
     detect_inconsistencies()
     assert findings() == []
 
 
-def test_owner_scoped_detection_leaves_other_owners_alone(alice, bob, make_memory):
-    make_memory(bob, "Bob's old note", days_old=300)
+def test_owner_scoped_detection_leaves_other_owners_alone(alice, bob):
+    MemoryFactory(owner=bob, content="Bob's old note", days_old=300)
     detect_inconsistencies(alice)
     assert findings() == []
     detect_inconsistencies()
     assert len(findings("outdated")) == 1
 
 
-def test_an_open_contradiction_lowers_consistency_after_detection(alice, make_memory):
-    online = make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
+def test_an_open_contradiction_lowers_consistency_after_detection(alice):
+    online = MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
     detect_inconsistencies(alice)
     online.refresh_from_db()
     severity = findings("contradiction")[0].severity
     assert online.quality_consistency == pytest.approx(0.3 * (1 - 0.5 * severity))
 
 
-def test_detection_in_many_chunks_finds_the_same_pairs(alice, make_memory, monkeypatch):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
-    make_memory(alice, "User logged in successfully")
-    make_memory(alice, "User logged in successfully")
-    make_memory(alice, "The weather is nice")
+def test_detection_in_many_chunks_finds_the_same_pairs(alice, monkeypatch):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
+    MemoryFactory(owner=alice, content="User logged in successfully")
+    MemoryFactory(owner=alice, content="User logged in successfully", allow_duplicate=True)
+    MemoryFactory(owner=alice, content="The weather is nice")
     monkeypatch.setattr("quality.detection.CHUNK_SIZE", 2)
     seen = []
     result = detect_inconsistencies(alice, progress=lambda done, total: seen.append((done, total)))

@@ -5,25 +5,26 @@ from django.utils import timezone
 
 from memories.models import Memory
 from quality.models import QualityAssessment, QualityBoost, QualitySnapshot
-from tests.quality.conftest import assert_envelope, store
+from tests.factories import MemoryFactory
+from tests.quality.conftest import assert_envelope
 
 pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def scored(alice, make_memory):
+def scored(alice):
     """Three of alice's memories with effective scores 0.05, 0.55 and 0.95 (the last boosted)."""
-    memories = []
-    for score, boosted in [(0.05, False), (0.55, False), (0.95, True)]:
-        memory = make_memory(alice, f"A memory scored {score}")
-        Memory.objects.filter(pk=memory.pk).update(
+    return [
+        MemoryFactory(
+            owner=alice,
+            content=f"A memory scored {score}",
             quality_score=score,
             quality_overall=min(score, 0.8),
             quality_boost_applied=boosted,
             quality_evaluated_at=timezone.now(),
         )
-        memories.append(memory)
-    return memories
+        for score, boosted in [(0.05, False), (0.55, False), (0.95, True)]
+    ]
 
 
 def test_distribution_has_the_mcp_memory_service_shape_plus_histogram(alice_client, scored):
@@ -63,8 +64,8 @@ def test_distribution_counts_only_the_callers_memories(bob_client, scored):
     assert bob_client.get("/api/quality/distribution").json()["total_memories"] == 0
 
 
-def test_memory_quality_shows_dimensions_and_histories(alice_client):
-    memory_id = store(alice_client, "The user prefers dark mode")
+def test_memory_quality_shows_dimensions_and_histories(alice, alice_client):
+    memory_id = str(MemoryFactory(owner=alice, content="The user prefers dark mode").pk)
     memory = Memory.objects.get(pk=memory_id)
     QualityBoost.objects.create(
         memory=memory, kind="applied", quality_before=0.5, quality_after=0.6, factor=1.2
@@ -78,8 +79,8 @@ def test_memory_quality_shows_dimensions_and_histories(alice_client):
     assert body["inconsistencies"] == []
 
 
-def test_memory_quality_of_another_users_memory_is_not_found(alice_client, bob_client):
-    memory_id = store(alice_client, "Alice's secret")
+def test_memory_quality_of_another_users_memory_is_not_found(alice, alice_client, bob_client):
+    memory_id = str(MemoryFactory(owner=alice, content="Alice's secret").pk)
     assert_envelope(bob_client.get(f"/api/quality/memories/{memory_id}"), 404, "Memory not found")
 
 
@@ -87,8 +88,8 @@ def test_memory_quality_rejects_a_malformed_id(alice_client):
     assert_envelope(alice_client.get("/api/quality/memories/nope"), 400, "memory_id must be a valid UUID")
 
 
-def test_evaluate_given_ids_records_an_assessment(alice_client):
-    memory_id = store(alice_client, "The user prefers dark mode")
+def test_evaluate_given_ids_records_an_assessment(alice, alice_client):
+    memory_id = str(MemoryFactory(owner=alice, content="The user prefers dark mode").pk)
     response = alice_client.post("/api/quality/evaluate", {"memory_ids": [memory_id]}, format="json")
     assert response.status_code == 200
     body = response.json()
@@ -97,8 +98,8 @@ def test_evaluate_given_ids_records_an_assessment(alice_client):
     assert QualityAssessment.objects.filter(memory_id=memory_id, trigger="evaluate").count() == 1
 
 
-def test_evaluate_with_a_query_makes_relevance_the_cosine_to_it(alice_client, embed):
-    memory_id = store(alice_client, "The user prefers dark mode")
+def test_evaluate_with_a_query_makes_relevance_the_cosine_to_it(alice, alice_client, embed):
+    memory_id = str(MemoryFactory(owner=alice, content="The user prefers dark mode").pk)
     query = "Which colour scheme does the user like?"
     body = alice_client.post(
         "/api/quality/evaluate", {"memory_ids": [memory_id], "query": query}, format="json"
@@ -108,10 +109,10 @@ def test_evaluate_with_a_query_makes_relevance_the_cosine_to_it(alice_client, em
     assert QualityAssessment.objects.filter(memory_id=memory_id, query=query).exists()
 
 
-def test_evaluate_all_evaluates_every_live_memory_of_the_caller(alice_client, bob_client):
-    store(alice_client, "First")
-    store(alice_client, "Second")
-    store(bob_client, "Bob's")
+def test_evaluate_all_evaluates_every_live_memory_of_the_caller(alice, bob, alice_client, bob_client):
+    MemoryFactory(owner=alice, content="First")
+    MemoryFactory(owner=alice, content="Second")
+    MemoryFactory(owner=bob, content="Bob's")
     body = alice_client.post("/api/quality/evaluate", {"all": True}, format="json").json()
     assert body["evaluated"] == 2
 
@@ -131,8 +132,8 @@ def test_evaluate_rejects_bad_bodies(alice_client, body):
     assert_envelope(alice_client.post("/api/quality/evaluate", body, format="json"), 400)
 
 
-def test_evaluate_of_another_users_memory_is_not_found(alice_client, bob_client):
-    memory_id = store(alice_client, "Alice's secret")
+def test_evaluate_of_another_users_memory_is_not_found(alice, alice_client, bob_client):
+    memory_id = str(MemoryFactory(owner=alice, content="Alice's secret").pk)
     response = bob_client.post("/api/quality/evaluate", {"memory_ids": [memory_id]}, format="json")
     assert_envelope(response, 404, "Memory not found")
 
@@ -149,9 +150,9 @@ def test_low_rejects_a_bad_threshold(alice_client):
     assert_envelope(alice_client.get("/api/quality/low", {"threshold": "high"}), 400)
 
 
-def test_improvements_suggest_fixes_for_poor_memories(alice_client, alice, make_memory):
-    poor = make_memory(alice, "Hi", days_old=120, source_type="tool_output", importance=0.0)
-    make_memory(alice, "A well-kept memory " + "x" * 300, source_type="bootstrapped")
+def test_improvements_suggest_fixes_for_poor_memories(alice_client, alice):
+    poor = MemoryFactory(owner=alice, content="Hi", days_old=120, source_type="tool_output", importance=0.0)
+    MemoryFactory(owner=alice, content="A well-kept memory " + "x" * 300, source_type="bootstrapped")
     alice_client.post("/api/quality/evaluate", {"all": True}, format="json")
     body = alice_client.get("/api/quality/improvements").json()
     assert body["count"] == 1
@@ -173,7 +174,7 @@ def test_boosts_list_the_callers_boost_history(alice_client, bob_client, scored)
 
 
 def test_trends_report_daily_assessments_and_snapshots(alice_client, alice):
-    memory_id = store(alice_client, "The user prefers dark mode")
+    memory_id = str(MemoryFactory(owner=alice, content="The user prefers dark mode").pk)
     alice_client.post("/api/quality/evaluate", {"memory_ids": [memory_id]}, format="json")
     QualityAssessment.objects.filter(memory_id=memory_id, trigger="store").update(
         evaluated_at=timezone.now() - timedelta(days=3), overall=0.2

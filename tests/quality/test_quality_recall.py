@@ -1,7 +1,6 @@
 import pytest
 
-from memories.models import Memory
-from tests.quality.conftest import store
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -12,24 +11,23 @@ def recalled(client, **params):
     return [result["memory"]["content"] for result in response.json()["results"]]
 
 
-def with_quality(memory_id, score):
-    Memory.objects.filter(pk=memory_id).update(quality_score=score, quality_relevance=0.5)
-
-
-def test_min_quality_keeps_memories_at_or_above_it(alice_client):
+def test_min_quality_keeps_memories_at_or_above_it(alice, alice_client):
     for score, text in [
         (0.6, "Tea is served at nine"),
         (0.5, "Tea is served at ten"),
         (0.4, "Tea is served at noon"),
     ]:
-        with_quality(store(alice_client, text), score)
+        MemoryFactory(owner=alice, content=text, quality_score=score, quality_relevance=0.5)
     contents = recalled(alice_client, query="When is tea served?", min_quality=0.5, limit=10)
     assert sorted(contents) == ["Tea is served at nine", "Tea is served at ten"]
 
 
-def test_rank_by_quality_puts_the_better_memory_first(alice_client):
-    with_quality(store(alice_client, "The user prefers dark mode in the editor"), 0.1)
-    with_quality(store(alice_client, "Night themes are what this person picks"), 0.95)
+def test_rank_by_quality_puts_the_better_memory_first(alice, alice_client):
+    for score, text in [
+        (0.1, "The user prefers dark mode in the editor"),
+        (0.95, "Night themes are what this person picks"),
+    ]:
+        MemoryFactory(owner=alice, content=text, quality_score=score, quality_relevance=0.5)
     query = "The user prefers dark mode in the editor"
     assert recalled(alice_client, query=query, limit=2)[0] == "The user prefers dark mode in the editor"
     ranked = recalled(alice_client, query=query, limit=2, rank_by_quality="true")

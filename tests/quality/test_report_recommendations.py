@@ -2,6 +2,7 @@ import pytest
 
 from memories.models import Memory
 from quality.models import Inconsistency
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -17,11 +18,9 @@ HEALTHY = {
 
 
 @pytest.fixture
-def healthy(alice, make_memory):
+def healthy(alice):
     """Eight of alice's memories with every stored quality value at 0.8."""
-    memories = [make_memory(alice, f"Healthy memory number {n}") for n in range(8)]
-    Memory.objects.filter(owner=alice).update(**HEALTHY)
-    return memories
+    return [MemoryFactory(owner=alice, content=f"Healthy memory number {n}", **HEALTHY) for n in range(8)]
 
 
 def report(client):
