@@ -147,7 +147,12 @@ class MemoryInputSerializer(serializers.Serializer):
 
 
 class MemoryPatchSerializer(MemoryInputSerializer):
+    """Only the keys present change: no field has a default here."""
+
     content = serializers.CharField(max_length=2000, required=False)
+    importance = serializers.FloatField(min_value=0, max_value=1, required=False)
+    source_type = serializers.CharField(required=False)
+    is_explicit = serializers.BooleanField(required=False)
 
 
 class BatchInputSerializer(serializers.Serializer):
@@ -229,8 +234,11 @@ class ByTagResponseSerializer(serializers.Serializer):
 
 
 class ReembedInputSerializer(serializers.Serializer):
-    ids = serializers.ListField(child=serializers.UUIDField(), required=False)
+    ids = serializers.ListField(
+        child=serializers.UUIDField(), min_length=1, max_length=10_000, required=False
+    )
     all = serializers.BooleanField(required=False, default=False)
+    batch_size = serializers.IntegerField(min_value=1, max_value=1024, default=256, required=False)
 
 
 class ReembedResponseSerializer(serializers.Serializer):
