@@ -5,7 +5,7 @@ from datetime import timedelta
 from django.contrib.auth import get_user_model
 from django.contrib.postgres.fields import ArrayField
 from django.core.paginator import Paginator
-from django.db.models import Avg, Count, Exists, F, Func, OuterRef, Prefetch, Q, Subquery, Sum, UUIDField
+from django.db.models import Avg, Count, Exists, F, Func, OuterRef, Q, Subquery, Sum, UUIDField
 from django.db.models.functions import Left, TruncDate
 from django.utils import timezone
 
@@ -20,6 +20,7 @@ from quality.models import (
     QualitySnapshot,
     Trigger,
 )
+from quality.queries import open_inconsistency_counts, with_memories
 from quality.rules import DIMENSIONS, TIERS, histogram, histogram_counts, tier_counts
 
 TREND_DAYS = 30
@@ -125,28 +126,19 @@ def ranked_memories(summary):
     }
 
 
-def open_inconsistency_counts():
-    rows = (
-        Inconsistency.objects.filter(status=Inconsistency.Status.OPEN)
-        .values("type")
-        .annotate(count=Count("id"))
-    )
-    counts = {row["type"]: row["count"] for row in rows.order_by()}
-    return {"total": sum(counts.values()), "by_type": counts}
-
-
 def overview():
     totals = Memory.objects.aggregate(
         **_summary_aggregates(LIVE), archived=Count("id", filter=Q(archived_at__isnull=False))
     )
     archived = totals.pop("archived")
+    open_counts = open_inconsistency_counts()
     owners = get_user_model().objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
     return {
         "summary": _shape(totals),
         "archived": archived,
         "owners": owners.count(),
         "associations": Association.objects.count(),
-        "inconsistencies": open_inconsistency_counts(),
+        "inconsistencies": {"total": sum(open_counts.values()), "by_type": open_counts},
         "runs": run_rows(limit=5),
     }
 
@@ -161,15 +153,8 @@ def inconsistency_counts():
     return {"cells": counts, "by_status": by_status}
 
 
-def _with_memories(queryset, *fields):
-    """Fetch the memories of each row in one extra query, after sorting and slicing: joining the
-    memory table first would make PostgreSQL join every row before it can sort."""
-    memories = Memory.objects.select_related("owner").defer("embedding", "search_vector")
-    return queryset.prefetch_related(*(Prefetch(field, queryset=memories) for field in fields))
-
-
 def inconsistencies():
-    return _with_memories(Inconsistency.objects.select_related("resolved_by"), "memory1", "memory2")
+    return with_memories(Inconsistency.objects.select_related("resolved_by"), "memory1", "memory2")
 
 
 def paginate(queryset, page, per_page):
@@ -204,21 +189,7 @@ def boost_overview(page, per_page=20, recent=200):
         "boosts": boosts,
         "kinds": kinds,
         "page": paginate(boosted, page, per_page),
-        "recent_rows": _with_memories(QualityBoost.objects.select_related("run"), "memory")[:15],
-    }
-
-
-def memory_detail(memory):
-    """History and findings of one memory."""
-    findings = _with_memories(
-        Inconsistency.objects.filter(Q(memory1=memory) | Q(memory2=memory)).select_related("resolved_by"),
-        "memory1",
-        "memory2",
-    )
-    return {
-        "assessments": list(memory.assessments.order_by("-evaluated_at")[:50]),
-        "boosts": list(memory.boosts.select_related("run")[:50]),
-        "findings": list(findings),
+        "recent_rows": with_memories(QualityBoost.objects.select_related("run"), "memory")[:15],
     }
 
 

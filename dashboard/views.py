@@ -20,7 +20,8 @@ from graph import queries as graph_queries
 from memories import services as memory_services
 from memories.models import Memory
 from memsite.errors import DomainError
-from quality import charts, rules
+from quality import charts
+from quality import queries as quality_queries
 from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
 from quality.consolidation.engine import exclusive_run
 from quality.filters import InconsistencyFilterSet
@@ -167,8 +168,8 @@ def boosts(request):
 @staff_required
 def memory_detail(request, memory_id):
     memory = get_object_or_404(Memory.objects.select_related("owner"), pk=memory_id)
-    data = queries.memory_detail(memory)
-    dimensions = {name: getattr(memory, f"quality_{name}") for name in rules.DIMENSIONS}
+    data = quality_queries.memory_history(memory)
+    dimensions = quality_queries.dimensions_of(memory)
     history = [
         {"evaluated_at": row.evaluated_at, "overall": row.overall, "trigger": row.trigger}
         for row in reversed(data["assessments"])

@@ -1,17 +1,9 @@
 from django.contrib import admin, messages
-from django.db.models import Prefetch
 
-from memories.models import Memory
 from memsite.errors import DomainError
 from quality.models import ConsolidationRun, Inconsistency, QualityAssessment, QualityBoost
+from quality.queries import with_memories
 from quality.services import Action, dismiss_inconsistency, resolve_inconsistency
-
-
-def with_memories(queryset, *fields):
-    """Load each row's memories in one query after sorting and paging: a join would make
-    PostgreSQL join every row of the table before it sorts."""
-    memories = Memory.objects.only("id", "content")
-    return queryset.prefetch_related(*(Prefetch(field, queryset=memories) for field in fields))
 
 
 class ReadOnlyAdmin(admin.ModelAdmin):

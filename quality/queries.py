@@ -7,7 +7,7 @@ Tiers follow SPEC section 7 on the effective `quality_score`: high ≥ 0.7, medi
 from datetime import timedelta
 
 from django.conf import settings
-from django.db.models import Avg, Count, Exists, OuterRef, Q
+from django.db.models import Avg, Count, Exists, OuterRef, Prefetch, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
@@ -110,15 +110,21 @@ def quality_distribution(owner, min_quality=0.0, max_quality=1.0):
     }
 
 
-def open_inconsistency_counts(owner):
-    rows = (
-        Inconsistency.objects.filter(memory1__owner=owner, status=Inconsistency.Status.OPEN)
-        .values_list("type")
-        .annotate(n=Count("pk"))
-    )
+def open_inconsistency_counts(owner=None):
+    """Open findings per type (every type, zero when none), of `owner`'s memories or of all."""
+    findings = Inconsistency.objects.filter(status=Inconsistency.Status.OPEN)
+    if owner is not None:
+        findings = findings.filter(memory1__owner=owner)
     counts = dict.fromkeys(Inconsistency.Type.values, 0)
-    counts.update(dict(rows))
+    counts.update(dict(findings.values_list("type").annotate(n=Count("pk")).order_by()))
     return counts
+
+
+def with_memories(queryset, *fields):
+    """Load each row's memories in one query after sorting and paging: a join would make
+    PostgreSQL join every row of the table before it sorts."""
+    memories = Memory.objects.select_related("owner").defer("embedding", "search_vector")
+    return queryset.prefetch_related(*(Prefetch(field, queryset=memories) for field in fields))
 
 
 def _recommendations(stats, dimensions, counts):
@@ -273,9 +279,20 @@ def boosts_of(owner):
     return QualityBoost.objects.filter(memory__owner=owner).select_related("memory")
 
 
+def memory_history(memory, limit=50):
+    """One memory's assessments and boosts (newest first) and the findings that name it."""
+    findings = Inconsistency.objects.filter(Q(memory1=memory) | Q(memory2=memory))
+    findings = with_memories(findings.select_related("resolved_by"), "memory1", "memory2")
+    return {
+        "assessments": list(memory.assessments.order_by("-evaluated_at", "-pk")[:limit]),
+        "boosts": list(memory.boosts.select_related("run").order_by("-created_at", "-pk")[:limit]),
+        "findings": list(findings.order_by("-detected_at")),
+    }
+
+
 def memory_quality(memory, history_limit=50):
     """One memory's current dimensions, provenance, boost state and histories."""
-    findings = Inconsistency.objects.filter(Q(memory1=memory) | Q(memory2=memory))
+    history = memory_history(memory, history_limit)
     return {
         "memory_id": str(memory.pk),
         "content": memory.content,
@@ -303,9 +320,9 @@ def memory_quality(memory, history_limit=50):
             "original_quality_before_boost": memory.original_quality_before_boost,
             "quality_boost_factor": memory.quality_boost_factor,
         },
-        "assessments": list(memory.assessments.order_by("-evaluated_at", "-pk")[:history_limit]),
-        "boosts": list(memory.boosts.order_by("-created_at", "-pk")[:history_limit]),
-        "inconsistencies": list(findings.select_related("memory1", "memory2").order_by("-detected_at")),
+        "assessments": history["assessments"],
+        "boosts": history["boosts"],
+        "inconsistencies": history["findings"],
     }
 
 
