@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 
 from graph import age, enrichment, queries, services
 from graph.api import serializers as s
-from graph.models import RELATION_PROPERTIES
+from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
 from memsite.api.exceptions import ApiError
 
 JSON_BODY_REQUIRED = "JSON body is required"
@@ -142,6 +142,37 @@ class AssociationDetailView(APIView):
         if not services.remove_association(request.user.id, association_id):
             raise ApiError("Association not found", status.HTTP_404_NOT_FOUND)
         return Response({"status": "success", "association_id": association_id})
+
+
+class PromoteDiscoveredView(APIView):
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Turn a discovered association into an authored one (type, optional strength).",
+    )
+    def post(self, request, association_id):
+        body = json_object(request)
+        try:
+            relation_type = s.parse_type(body)
+            strength = None if body.get("strength") is None else s.parse_strength(body)
+        except s.AssociationInvalid as error:
+            raise ApiError(str(error)) from None
+        properties = {name: body[name] for name in AUTHORABLE_RELATIONS[relation_type] if name in body}
+        require_graph()
+        link = services.promote_discovered(
+            request.user.id, association_id, relation_type, strength, properties
+        )
+        if link is None:
+            raise ApiError("Discovered association not found", status.HTTP_404_NOT_FOUND)
+        return Response(
+            {
+                "status": "success",
+                "message": f"Association promoted to {relation_type}",
+                "relation_type": relation_type,
+                "strength": link.strength,
+                **link.properties,
+            }
+        )
 
 
 def memory_id_param(value):

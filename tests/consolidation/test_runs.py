@@ -11,7 +11,7 @@ from quality.models import ConsolidationRun, QualityAssessment, QualityBoost, Qu
 from tests.consolidation.conftest import hub, make_memories
 
 pytestmark = pytest.mark.django_db
-PHASE_NAMES = ["evaluate", "boost", "relevance", "retention", "cleanup"]
+PHASE_NAMES = ["evaluate", "discover", "boost", "relevance", "retention", "cleanup"]
 STATE = [
     "quality_overall",
     "quality_score",
@@ -108,7 +108,7 @@ def test_the_api_starts_a_dry_run_by_default(staff_client, corpus):
     assert run["dry_run"] is True
     assert run["status"] == "succeeded"
     assert run["started_by"] == "curator"
-    assert run["progress"] == {"completed_phases": 5, "total_phases": 5}
+    assert run["progress"] == {"completed_phases": 6, "total_phases": 6}
     assert run["phases"]["boost"]["applied"] == 1
     assert run["parameters"]["quality_boost_factor"] == 1.2
     assert not Memory.objects.filter(quality_boost_applied=True).exists()
@@ -196,7 +196,7 @@ def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch,
         raise RuntimeError("disk on fire")
 
     phases = list(engine.PHASES)
-    monkeypatch.setattr(engine, "PHASES", [*phases[:2], ("relevance", "Relevance", broken), *phases[3:]])
+    monkeypatch.setattr(engine, "PHASES", [*phases[:3], ("relevance", "Relevance", broken), *phases[4:]])
 
     with pytest.raises(RuntimeError, match="disk on fire"):
         run_consolidation(dry_run=False)
@@ -207,7 +207,7 @@ def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch,
         "relevance",
         "RuntimeError: disk on fire",
     )
-    assert set(failed.phases) == {"evaluate", "boost"}
+    assert set(failed.phases) == {"evaluate", "discover", "boost"}
     assert Memory.objects.filter(quality_boost_applied=True).count() == 1
     monkeypatch.setattr(engine, "PHASES", phases)
     assert run_consolidation(dry_run=True).status == "succeeded"
