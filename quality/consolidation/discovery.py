@@ -205,7 +205,7 @@ def _search(cursor, params):
     return candidates
 
 
-def discovery_phase(run_id=None, dry_run=False):
+def discovery_phase(dry_run=False):
     """Discover associations in one transaction; answer the phase's counts.
 
     A dry run also lists (some of) the pairs it would create; the caller rolls its writes back.

@@ -47,7 +47,7 @@ def evaluate_phase(run):
 
 PHASES = [
     ("evaluate", "Re-evaluate quality", evaluate_phase),
-    ("discover", "Association discovery", lambda run: discovery_phase(run.pk, run.dry_run)),
+    ("discover", "Association discovery", lambda run: discovery_phase(run.dry_run)),
     ("boost", "Association quality boost", lambda run: boost_phase(run.pk, run.dry_run)),
     ("relevance", "Relevance", lambda run: relevance_phase(run.pk)),
     ("retention", "Quality-based retention", lambda run: retention_phase(run.pk)),
