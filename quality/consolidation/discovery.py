@@ -68,13 +68,11 @@ END
 $fn$
 """
 
-CREATE_CANDIDATES = """
-CREATE TEMPORARY TABLE discover_candidate ON COMMIT DROP AS
-SELECT m.id FROM memories_memory m
-LEFT JOIN graph_enrichment e ON e.memory_id = m.id
-WHERE m.archived_at IS NULL
-  AND (%(since)s::timestamptz IS NULL OR m.created_at >= %(since)s OR m.updated_at >= %(since)s
-       OR e.updated_at >= %(since)s)
+# The memories new or changed since the last applied run (every live memory when `since` is null).
+CANDIDATE = """
+m.archived_at IS NULL
+AND (%(since)s::timestamptz IS NULL OR m.created_at >= %(since)s OR m.updated_at >= %(since)s
+     OR EXISTS (SELECT 1 FROM graph_enrichment e WHERE e.memory_id = m.id AND e.updated_at >= %(since)s))
 """
 
 CREATE_PAIRS = """
@@ -83,15 +81,17 @@ CREATE TEMPORARY TABLE discover_pair (
 ) ON COMMIT DROP
 """
 
-NEIGHBOUR_CHUNK = """
+# One hash slice of the candidates searches its neighbours. It reads memories_memory, not a
+# temporary table, so that parallel workers can run it.
+NEIGHBOUR_CHUNK = f"""
 CREATE TEMPORARY TABLE discover_chunk ON COMMIT DROP AS
 SELECT LEAST(m.id, n.id) AS memory1, GREATEST(m.id, n.id) AS memory2, 1 - n.distance AS similarity
-FROM discover_candidate c
-JOIN memories_memory m ON m.id = c.id
+FROM memories_memory m
 CROSS JOIN LATERAL pg_temp.discover_neighbours(
     m.embedding, m.owner_id, m.id, %(neighbours)s, 1 - %(max_similarity)s) n
-WHERE (hashtext(c.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
-  AND 1 - n.distance >= %(min_similarity)s
+WHERE {CANDIDATE}
+  AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
+  AND n.distance <= 1 - %(min_similarity)s
 """
 
 # The pairs in the band that a second signal agrees with, each with its kind and confidence.
@@ -188,12 +188,9 @@ def _search(cursor, params):
     for statement in SESSION_SETTINGS:
         cursor.execute(statement)
     cursor.execute(NEIGHBOURS_FUNCTION)
-    cursor.execute(
-        "DROP TABLE IF EXISTS pg_temp.discover_candidate, pg_temp.discover_pair, pg_temp.discover_scored"
-    )
-    cursor.execute(CREATE_CANDIDATES, params)
+    cursor.execute("DROP TABLE IF EXISTS pg_temp.discover_pair, pg_temp.discover_scored")
     cursor.execute(CREATE_PAIRS)
-    cursor.execute("SELECT count(*) FROM discover_candidate")
+    cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {CANDIDATE}", params)
     (candidates,) = cursor.fetchone()
     chunks = max(1, -(-candidates // CHUNK_SIZE))
     for chunk in range(chunks if candidates else 0):
@@ -222,7 +219,7 @@ def discovery_phase(dry_run=False):
         (agreed,) = cursor.fetchone()
         cursor.execute(KEPT_PAIRS, params)
         rows = cursor.fetchall()
-        cursor.execute("DROP TABLE discover_candidate, discover_pair, discover_scored")
+        cursor.execute("DROP TABLE discover_pair, discover_scored")
         by_owner = defaultdict(list)
         kinds = defaultdict(int)
         for owner, memory1, memory2, similarity, kind, confidence in rows:
