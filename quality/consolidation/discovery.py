@@ -24,6 +24,7 @@ phase's transaction.
 """
 
 import logging
+import time
 from collections import defaultdict
 
 from django.conf import settings
@@ -210,8 +211,10 @@ def discovery_phase(dry_run=False):
     if not settings.DISCOVERY_ENABLED or settings.DISCOVERY_MAX_PER_RUN == 0:
         return {"enabled": False}
     params = _params(last_discovery_start())
+    started = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
         candidates = _search(cursor, params)
+        search_ms = round((time.perf_counter() - started) * 1000)
         cursor.execute("SELECT count(DISTINCT (memory1, memory2)) FROM discover_pair")
         (in_band,) = cursor.fetchone()
         cursor.execute(CREATE_SCORED, params)
@@ -242,6 +245,7 @@ def discovery_phase(dry_run=False):
         "agreed": agreed,
         "created": created,
         **{kind: kinds[kind] for kind in ("shared_entity", "shared_tag", "temporal")},
+        "search_ms": search_ms,
     }
     if dry_run:
         counts["pairs"] = [
