@@ -114,3 +114,10 @@ def test_promoting_a_discovered_edge_makes_it_authored_and_remembers_the_pair(al
     again = alice_client.post(url, {"type": "RELATES_TO"}, format="json")
     assert again.status_code == 404
     assert again.json()["status"] == "error"
+
+
+def test_promoting_a_missing_or_out_of_range_association_is_a_404(alice_client):
+    for association_id in [1, 2**63, 10**30]:
+        response = alice_client.post(f"/association/{association_id}/promote", {}, format="json")
+        assert response.status_code == 404
+        assert response.json()["status"] == "error"
