@@ -121,3 +121,18 @@ def test_promoting_a_missing_or_out_of_range_association_is_a_404(alice_client):
         response = alice_client.post(f"/association/{association_id}/promote", {}, format="json")
         assert response.status_code == 404
         assert response.json()["status"] == "error"
+
+
+def test_the_dashboard_memory_page_shows_the_discovered_neighbour(edge, client, staff, settings):
+    settings.STORAGES = {
+        **settings.STORAGES,
+        "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
+    }
+    client.force_login(staff)
+
+    response = client.get(reverse("dashboard:memory", args=[edge.source_id]))
+
+    assert response.status_code == 200
+    assert [(row["relation_type"], row["memory_id"]) for row in response.context["neighbours"]] == [
+        ("DISCOVERED", str(edge.target_id))
+    ]
