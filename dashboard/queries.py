@@ -12,6 +12,7 @@ from django.utils import timezone
 from graph.models import Association
 from memories.models import Memory
 from quality.consolidation import PHASE_LABELS, PHASES
+from quality.consolidation.discovery import boosts_resting_on_discovery, count_boosts_resting_on_discovery
 from quality.models import (
     ConsolidationRun,
     Inconsistency,
@@ -185,10 +186,15 @@ def boost_overview(page, per_page=20, recent=200):
         .select_related("owner")
         .order_by("-quality_boost_date", "id")
     )
+    page = paginate(boosted, page, per_page)
+    resting = boosts_resting_on_discovery(memory.pk for memory in page)
+    for memory in page:
+        memory.rests_on_discovery = memory.pk in resting
     return {
         "boosts": boosts,
         "kinds": kinds,
-        "page": paginate(boosted, page, per_page),
+        "resting_on_discovery": count_boosts_resting_on_discovery(),
+        "page": page,
         "recent_rows": with_memories(QualityBoost.objects.select_related("run"), "memory")[:15],
     }
 
@@ -237,7 +243,7 @@ def run_rows(limit=20):
             counts = {
                 key.replace("_", " "): ("yes" if value else "no") if isinstance(value, bool) else value
                 for key, value in values.items()
-                if key != "duration_ms"
+                if key != "duration_ms" and not isinstance(value, list)
             }
             phases.append(
                 {

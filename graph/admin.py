@@ -39,6 +39,7 @@ class AssociationAdmin(admin.ModelAdmin):
     raw_id_fields = ["source", "target"]
     show_full_result_count = False
     list_per_page = 50
+    actions = ["promote_to_relates_to"]
 
     def get_readonly_fields(self, request, obj=None):
         return ["source", "target", "relation_type", "origin"] if obj else ["origin"]
@@ -63,3 +64,13 @@ class AssociationAdmin(admin.ModelAdmin):
             for pk, owner_id in queryset.values_list("pk", "source__owner_id")
         )
         messages.info(request, f"Removed {removed} associations from the table and the graph.")
+
+    @admin.action(description="Promote selected discovered associations to RELATES_TO")
+    def promote_to_relates_to(self, request, queryset):
+        promoted = sum(
+            services.promote_discovered(owner_id, pk, "RELATES_TO") is not None
+            for pk, owner_id in queryset.filter(relation_type="DISCOVERED").values_list(
+                "pk", "source__owner_id"
+            )
+        )
+        messages.info(request, f"Promoted {promoted} discovered associations to RELATES_TO.")

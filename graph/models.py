@@ -84,3 +84,28 @@ class Enrichment(models.Model):
 
     def __str__(self):
         return f"{self.memory_id}: {self.status}"
+
+
+class DiscoveryReview(models.Model):
+    """A curator's decision on a discovered pair (deleted or promoted): discovery never re-creates it.
+
+    The pair is unordered and stored with memory1 < memory2; both memories belong to one owner.
+    """
+
+    class Verdict(models.TextChoices):
+        REJECTED = "rejected"
+        PROMOTED = "promoted"
+
+    memory1 = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="+")
+    memory2 = models.ForeignKey("memories.Memory", on_delete=models.CASCADE, related_name="+")
+    verdict = models.CharField(max_length=10, choices=Verdict.choices)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["memory1", "memory2"], name="discovery_review_unique_pair"),
+            models.CheckConstraint(condition=Q(memory1__lt=F("memory2")), name="discovery_review_ordered"),
+        ]
+
+    def __str__(self):
+        return f"{self.memory1_id} ~ {self.memory2_id}: {self.verdict}"

@@ -8,7 +8,7 @@ from django.db import connection, transaction
 from django.utils import timezone
 
 from graph import age
-from graph.models import Association, Origin
+from graph.models import AUTHORABLE_RELATIONS, Association, DiscoveryReview, Origin
 
 UPSERT_SQL = """
 INSERT INTO graph_association
@@ -98,7 +98,41 @@ def remove_associations(owner_id, source, target, relation_type=None):
         Association.objects.filter(id__in=[pk for pk, _ in removed]).delete()
         for kind in {kind for _, kind in removed}:
             age.remove_edges(kind, [(source, target)])
+        if any(kind == "DISCOVERED" for _, kind in removed):
+            review_pair(source, target, DiscoveryReview.Verdict.REJECTED)
     return len(removed)
+
+
+def review_pair(source, target, verdict):
+    """Remember a curator's decision on a discovered pair, so discovery leaves the pair alone."""
+    first, second = sorted([source, target], key=str)
+    DiscoveryReview.objects.get_or_create(memory1_id=first, memory2_id=second, defaults={"verdict": verdict})
+
+
+def promote_discovered(owner_id, association_id, relation_type, strength=None, properties=None):
+    """Replace one DISCOVERED association by an authored one of `relation_type`; answer its Link.
+
+    None when the owner has no such DISCOVERED association. The pair is remembered as reviewed.
+    """
+    if relation_type not in AUTHORABLE_RELATIONS:
+        raise ValueError(f"Relation type must be one of {sorted(AUTHORABLE_RELATIONS)}")
+    with transaction.atomic():
+        found = (
+            Association.objects.select_for_update()
+            .filter(id=association_id, relation_type="DISCOVERED", source__owner_id=owner_id)
+            .values("source_id", "target_id", "strength")
+            .first()
+        )
+        if found is None:
+            return None
+        source, target = found["source_id"], found["target_id"]
+        Association.objects.filter(id=association_id).delete()
+        age.remove_edges("DISCOVERED", [(source, target)])
+        review_pair(source, target, DiscoveryReview.Verdict.PROMOTED)
+        strength = found["strength"] if strength is None else strength
+        link = Link(source, target, relation_type, strength, properties or {})
+        associate_memories(owner_id, [link], Origin.USER)
+    return link
 
 
 def remove_association(owner_id, association_id):

@@ -5,6 +5,11 @@ from graph.api import views
 urlpatterns = [
     path("associate", views.AssociateView.as_view(), name="associate"),
     path("association/<int:association_id>", views.AssociationDetailView.as_view(), name="association"),
+    path(
+        "association/<int:association_id>/promote",
+        views.PromoteDiscoveredView.as_view(),
+        name="association-promote",
+    ),
     path("graph/neighbors/<str:memory_id>", views.NeighborsView.as_view(), name="graph-neighbors"),
     path("graph/snapshot", views.SnapshotView.as_view(), name="graph-snapshot"),
     path("graph/stats", views.StatsView.as_view(), name="graph-stats"),

@@ -8,7 +8,7 @@ from rest_framework.views import APIView
 
 from graph import age, enrichment, queries, services
 from graph.api import serializers as s
-from graph.models import RELATION_PROPERTIES
+from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
 from memsite.errors import Failed, Invalid, NotFound, Unavailable
 from memsite.validation import json_body, parse_uuid
 
@@ -139,6 +139,38 @@ def types_parameter(name):
         explode=False,
         description="Relation types, comma-separated.",
     )
+
+
+class PromoteDiscoveredView(APIView):
+    @extend_schema(
+        request=OpenApiTypes.OBJECT,
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Turn a discovered association into an authored one (type, optional strength).",
+    )
+    def post(self, request, association_id):
+        body = json_body(request, automem_errors=True)
+        relation_type = s.parse_type(body)
+        strength = None if body.get("strength") is None else s.parse_strength(body)
+        properties = {
+            name: s.parse_property(name, body[name])
+            for name in AUTHORABLE_RELATIONS[relation_type]
+            if body.get(name) is not None
+        }
+        require_graph()
+        link = services.promote_discovered(
+            request.user.id, association_id, relation_type, strength, properties
+        )
+        if link is None:
+            raise NotFound("Discovered association not found")
+        return Response(
+            {
+                "status": "success",
+                "message": f"Association promoted to {relation_type}",
+                "relation_type": relation_type,
+                "strength": link.strength,
+                **link.properties,
+            }
+        )
 
 
 class NeighborsView(APIView):

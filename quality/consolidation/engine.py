@@ -1,4 +1,4 @@
-"""Consolidation runs: five set-based phases, one run at a time, each recorded in ConsolidationRun.
+"""Consolidation runs: six set-based phases, one run at a time, each recorded in ConsolidationRun.
 
 A real run commits each phase on its own, so interrupting it leaves whole phases done. A dry run
 does exactly the same work phase by phase, each inside a transaction that is rolled back, so its
@@ -20,6 +20,7 @@ from django.utils import timezone
 
 from quality import metrics
 from quality.consolidation.boost import boost_phase
+from quality.consolidation.discovery import discovery_phase
 from quality.consolidation.lifecycle import cleanup_phase, relevance_phase, retention_phase
 from quality.models import ConsolidationRun, Trigger
 
@@ -46,6 +47,7 @@ def evaluate_phase(run):
 
 PHASES = [
     ("evaluate", "Re-evaluate quality", evaluate_phase),
+    ("discover", "Association discovery", lambda run: discovery_phase(run.dry_run)),
     ("boost", "Association quality boost", lambda run: boost_phase(run.pk, run.dry_run)),
     ("relevance", "Relevance", lambda run: relevance_phase(run.pk)),
     ("retention", "Quality-based retention", lambda run: retention_phase(run.pk)),
@@ -64,6 +66,12 @@ def current_parameters():
         "boost_decay_enabled": settings.BOOST_DECAY_ENABLED,
         "bidirectional_boost_enabled": settings.BOOST_BIDIRECTIONAL_ENABLED,
         "count_enrichment_edges": settings.BOOST_COUNT_ENRICHMENT_EDGES,
+        "discovery_enabled": settings.DISCOVERY_ENABLED,
+        "discovery_similarity_band": [settings.DISCOVERY_MIN_SIMILARITY, settings.DISCOVERY_MAX_SIMILARITY],
+        "discovery_neighbours": settings.DISCOVERY_NEIGHBOURS,
+        "discovery_temporal_window_minutes": settings.DISCOVERY_TEMPORAL_WINDOW_MINUTES,
+        "discovery_max_per_memory": settings.DISCOVERY_MAX_PER_MEMORY,
+        "discovery_max_per_run": settings.DISCOVERY_MAX_PER_RUN,
         "retention_high_days": settings.RETENTION_HIGH_DAYS,
         "retention_medium_days": settings.RETENTION_MEDIUM_DAYS,
         "retention_low_min_days": settings.RETENTION_LOW_MIN_DAYS,
@@ -134,7 +142,7 @@ def _run_phases(run, progress, on_phase):
 
 
 def run_consolidation(dry_run=True, started_by=None, on_phase=None):
-    """Run the five phases over every live memory and return the finished ConsolidationRun.
+    """Run the phases over every live memory and return the finished ConsolidationRun.
 
     `dry_run` computes and records what would change and changes nothing. Raises
     ConsolidationBusy when another run is in progress. `on_phase(run, index, name, label)` is

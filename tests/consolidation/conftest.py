@@ -19,7 +19,7 @@ def fresh(memory):
 
 @pytest.fixture
 def boost_settings(settings):
-    """The seed's defaults, with the future phases off unless a test turns one on."""
+    """The seed's defaults, with the future phases and discovery off unless a test turns one on."""
     settings.BOOST_ENABLED = True
     settings.BOOST_MIN_CONNECTIONS = 5
     settings.BOOST_FACTOR = 1.2
@@ -27,4 +27,5 @@ def boost_settings(settings):
     settings.BOOST_DECAY_ENABLED = False
     settings.BOOST_BIDIRECTIONAL_ENABLED = False
     settings.BOOST_COUNT_ENRICHMENT_EDGES = False
+    settings.DISCOVERY_ENABLED = False
     return settings

@@ -41,6 +41,6 @@ def test_a_run_requested_while_another_runs_gets_409(alice, staff_client, boost_
     assert response.status_code == 409
     assert response.json()["message"] == "A consolidation run is already in progress"
     assert (polled["status"], polled["phase"]) == ("running", "boost")
-    assert polled["progress"]["completed_phases"] == 1
+    assert polled["progress"]["completed_phases"] == 2
     assert outcome["run"].status == "succeeded"
     assert ConsolidationRun.objects.count() == 1

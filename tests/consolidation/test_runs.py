@@ -12,7 +12,7 @@ from tests.consolidation.conftest import hub
 from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
-PHASE_NAMES = ["evaluate", "boost", "relevance", "retention", "cleanup"]
+PHASE_NAMES = ["evaluate", "discover", "boost", "relevance", "retention", "cleanup"]
 STATE = [
     "quality_overall",
     "quality_score",
@@ -110,7 +110,7 @@ def test_the_api_starts_a_dry_run_by_default(staff_client, corpus):
     assert run["dry_run"] is True
     assert run["status"] == "succeeded"
     assert run["started_by"] == "curator"
-    assert run["progress"] == {"completed_phases": 5, "total_phases": 5}
+    assert run["progress"] == {"completed_phases": 6, "total_phases": 6}
     assert run["phases"]["boost"]["applied"] == 1
     assert run["parameters"]["quality_boost_factor"] == 1.2
     assert not Memory.objects.filter(quality_boost_applied=True).exists()
@@ -198,7 +198,7 @@ def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch,
         raise RuntimeError("disk on fire")
 
     phases = list(engine.PHASES)
-    monkeypatch.setattr(engine, "PHASES", [*phases[:2], ("relevance", "Relevance", broken), *phases[3:]])
+    monkeypatch.setattr(engine, "PHASES", [*phases[:3], ("relevance", "Relevance", broken), *phases[4:]])
 
     with pytest.raises(RuntimeError, match="disk on fire"):
         run_consolidation(dry_run=False)
@@ -209,7 +209,7 @@ def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch,
         "relevance",
         "RuntimeError: disk on fire",
     )
-    assert set(failed.phases) == {"evaluate", "boost"}
+    assert set(failed.phases) == {"evaluate", "discover", "boost"}
     assert Memory.objects.filter(quality_boost_applied=True).count() == 1
     monkeypatch.setattr(engine, "PHASES", phases)
     assert run_consolidation(dry_run=True).status == "succeeded"

@@ -104,7 +104,7 @@ def test_the_progress_endpoint_reports_a_runs_phases(curator, curation_data):
     run = curation_data["run"]
     body = curator.get(reverse("dashboard:run_progress", args=[run.pk])).json()
     assert body["status"] == "succeeded"
-    assert (body["phases_done"], body["phases_total"]) == (5, 5)
+    assert (body["phases_done"], body["phases_total"]) == (6, 6)
 
 
 def test_starting_a_run_while_another_one_runs_says_so(curator, db):

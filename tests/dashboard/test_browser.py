@@ -198,7 +198,7 @@ def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(driver, li
     run.refresh_from_db()
     assert run.dry_run is True
     assert run.started_by == curator_data["curator"]
-    assert set(run.phases) == {"evaluate", "boost", "relevance", "retention", "cleanup"}
+    assert set(run.phases) == {"evaluate", "discover", "boost", "relevance", "retention", "cleanup"}
     hub_after = type(hub).objects.get(pk=hub.pk)
     assert hub_after.quality_score == pytest.approx(hub.quality_score)
     open_page(driver, f"{live_server.url}/dashboard/consolidation/", "consolidation-after-dry-run")

@@ -102,12 +102,14 @@ def test_the_consolidation_page_shows_each_phase_of_a_run(curator, curation_data
     assert row["run"].pk == curation_data["run"].pk
     assert [phase["name"] for phase in row["phases"]] == [
         "evaluate",
+        "discover",
         "boost",
         "relevance",
         "retention",
         "cleanup",
     ]
     assert b"Association quality boost" in response.content
+    assert b"Association discovery" in response.content
 
 
 def test_filtering_by_tag_leaves_account_wide_snapshots_out_of_the_trend(curator, curation_data):

@@ -14,7 +14,11 @@ SCHEDULE_OFF = (
 
 
 def _counts(counts):
-    return ", ".join(f"{name} {value}" for name, value in counts.items() if name != "duration_ms")
+    return ", ".join(
+        f"{name} {value}"
+        for name, value in counts.items()
+        if name != "duration_ms" and not isinstance(value, list)
+    )
 
 
 class Command(BaseCommand):
@@ -64,11 +68,14 @@ class Command(BaseCommand):
             for name, label, _ in PHASES:
                 counts = run.phases[name]
                 self.stdout.write(f"  {label}: {_counts(counts)} ({counts['duration_ms']} ms)")
+                for pair in counts.get("pairs", []):
+                    self.stdout.write(f"    would link {pair['source']} ~ {pair['target']}: {pair['kind']}")
         seconds = (run.finished_at - run.started_at).total_seconds()
         kind = "Dry run" if run.dry_run else "Run"
         boost, phases = run.phases["boost"], run.phases
         self.stdout.write(
             f"{kind} #{run.pk} finished in {seconds:.1f} s: {phases['evaluate']['evaluated']} evaluated, "
+            f"{phases['discover'].get('created', 0)} associations discovered, "
             f"{boost['applied']} boosted ({boost['recomputed']} recomputed, {boost['decayed']} decayed, "
             f"{boost['bidirectional']} bidirectional), {phases['relevance']['scored']} scored, "
             f"{phases['retention']['archived'] + phases['cleanup']['archived']} archived"
