@@ -12,7 +12,7 @@ from memories.api import validators
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
 from quality import metrics
-from quality.consolidation import reset_boost
+from quality.consolidation import reset_boosts
 from quality.models import Trigger
 from quality.queries import HIGH, MEDIUM
 
@@ -261,17 +261,17 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Archive the selected memories")
     def archive(self, request, queryset):
-        archived = sum(services.archive_memory(memory, reason="admin")[1] for memory in queryset)
+        archived = services.archive_memories(queryset, reason="admin")
         self.message_user(request, f"Archived {archived} memories.", messages.SUCCESS)
 
     @admin.action(description="Restore the selected archived memories")
     def restore(self, request, queryset):
-        restored = sum(services.restore_memory(memory)[1] for memory in queryset)
+        restored = services.restore_memories(queryset)
         self.message_user(request, f"Restored {restored} memories.", messages.SUCCESS)
 
     @admin.action(description="Reset the association boost")
     def reset_boost(self, request, queryset):
-        reset = sum(reset_boost(memory) for memory in queryset.filter(quality_boost_applied=True))
+        reset = reset_boosts(queryset.filter(quality_boost_applied=True).values_list("pk", flat=True))
         self.message_user(request, f"Removed the boost of {reset} memories.", messages.SUCCESS)
 
     @admin.action(description="Protect from archival")
