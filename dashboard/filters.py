@@ -1,11 +1,20 @@
-"""The dashboard's memory filters (type, tag, owner), one django-filter FilterSet."""
+"""The dashboard's memory filters (type, tag, owner), one django-filter FilterSet, and the quality
+tiers the admin's list filter shares."""
 
 import django_filters
 from django import forms
 from django.contrib.auth import get_user_model
-from django.db.models import Exists, OuterRef
+from django.db.models import Exists, OuterRef, Q
 
 from memories.models import Memory, MemoryType
+from quality.queries import HIGH, MEDIUM
+
+TIERS = {
+    "high": Q(quality_score__gte=HIGH),
+    "medium": Q(quality_score__gte=MEDIUM, quality_score__lt=HIGH),
+    "low": Q(quality_score__lt=MEDIUM),
+}
+TIER_CHOICES = [("high", "High (≥ 0.7)"), ("medium", "Medium (0.5–0.7)"), ("low", "Low (< 0.5)")]
 
 
 class MemoryFilterSet(django_filters.FilterSet):
@@ -31,3 +40,4 @@ class MemoryFilterSet(django_filters.FilterSet):
 
     def filter_tag(self, queryset, name, value):
         return queryset.filter(tags__contains=[value.strip().lower()])
+

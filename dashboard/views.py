@@ -13,10 +13,14 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from dashboard import queries
+from dashboard import panels, queries
 from dashboard.filters import MemoryFilterSet
-from dashboard.forms import DISMISS, ResolveForm, StartConsolidationForm, resolution_choices
-from graph import queries as graph_queries
+from dashboard.forms import (
+    DISMISS,
+    ResolveForm,
+    StartConsolidationForm,
+    resolution_choices,
+)
 from memories import services as memory_services
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
@@ -28,10 +32,7 @@ from quality.models import ConsolidationRun, Inconsistency
 from quality.services import dismiss_inconsistency, resolve_inconsistency
 
 logger = logging.getLogger(__name__)
-# A memory with few neighbours also shows their neighbours; a hub shows its own links only.
-SECOND_HOP_BELOW = 12
 RUN_START_WAIT_SECONDS = 10
-NEIGHBOURHOOD_NODES = 40
 
 
 def staff_required(view):
@@ -167,48 +168,9 @@ def boosts(request):
 @staff_required
 def memory_detail(request, memory_id):
     memory = get_object_or_404(Memory.objects.select_related("owner"), pk=memory_id)
-    data = queries.memory_detail(memory)
-    dimensions = {name: getattr(memory, f"quality_{name}") for name in queries.DIMENSIONS}
-    history = [
-        {"evaluated_at": row.evaluated_at, "overall": row.overall, "trigger": row.trigger}
-        for row in reversed(data["assessments"])
-    ]
-    graph = graph_queries.neighbors(memory.owner_id, memory.pk, graph_queries.TraversalParams(depth=1))
-    if 0 < graph["count"] <= SECOND_HOP_BELOW:
-        graph = graph_queries.neighbors(memory.owner_id, memory.pk, graph_queries.TraversalParams(depth=2))
-    nodes = graph["nodes"][:NEIGHBOURHOOD_NODES]
     return render(
-        request,
-        "dashboard/memory.html",
-        {
-            **data,
-            "nav": "",
-            "memory": memory,
-            "dimensions": dimensions,
-            "dimension_chart": charts.memory_dimensions(dimensions),
-            "history_chart": charts.assessment_history(history) if history else "",
-            "neighbours": queries.direct_links(memory.pk, graph["edges"], nodes),
-            "network_chart": _network_chart(memory, nodes, graph["edges"]) if nodes else "",
-        },
+        request, "dashboard/memory.html", {**panels.memory_panels(memory), "nav": "", "memory": memory}
     )
-
-
-def _network_chart(memory, nodes, edges):
-    centre = str(memory.pk)
-    points = [{"id": centre, "label": memory.content, "quality": memory.quality_score, "depth": 0}] + [
-        {"id": node["id"], "label": node["content"], "quality": node["quality_score"], "depth": node["depth"]}
-        for node in nodes
-    ]
-    lines = [
-        {
-            "source": edge["source"],
-            "target": edge["target"],
-            "relation_type": edge["type"],
-            "strength": edge["strength"],
-        }
-        for edge in edges
-    ]
-    return charts.neighbourhood_network(centre, points, lines)
 
 
 @staff_required
@@ -244,10 +206,7 @@ def restore_memory(request, memory_id):
 def consolidation(request):
     rows = queries.run_rows()
     latest = next((row for row in rows if row["phases"] and row["run"].status != "running"), None)
-    phase_chart = ""
-    if latest:
-        durations = {phase["label"]: {"duration_ms": phase["duration_ms"] or 0} for phase in latest["phases"]}
-        phase_chart = charts.run_phases(durations, div_id="chart-run-phases")
+    phase_chart = panels.phase_duration_chart(latest["phases"]) if latest else ""
     return render(
         request,
         "dashboard/consolidation.html",

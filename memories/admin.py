@@ -2,10 +2,11 @@ from django import forms
 from django.contrib import admin, messages
 from django.contrib.postgres.forms import SimpleArrayField
 from django.core.exceptions import ValidationError
-from django.db.models import Q
 from django.urls import reverse
 from django.utils.html import format_html
 
+from dashboard import panels
+from dashboard.filters import TIER_CHOICES, TIERS
 from graph.models import Association
 from memories import services
 from memories.api import validators
@@ -14,7 +15,6 @@ from memsite.api.exceptions import ApiError
 from quality import metrics
 from quality.consolidation import reset_boosts
 from quality.models import Trigger
-from quality.queries import HIGH, MEDIUM
 
 EDITABLE = ["content", "tags", "memory_type", "importance", "metadata"]
 
@@ -24,15 +24,10 @@ class QualityTierFilter(admin.SimpleListFilter):
     parameter_name = "tier"
 
     def lookups(self, request, model_admin):
-        return [("high", "High (≥ 0.7)"), ("medium", "Medium (0.5–0.7)"), ("low", "Low (< 0.5)")]
+        return TIER_CHOICES
 
     def queryset(self, request, queryset):
-        ranges = {
-            "high": Q(quality_score__gte=HIGH),
-            "medium": Q(quality_score__gte=MEDIUM, quality_score__lt=HIGH),
-            "low": Q(quality_score__lt=MEDIUM),
-        }
-        return queryset.filter(ranges[self.value()]) if self.value() in ranges else queryset
+        return queryset.filter(TIERS[self.value()]) if self.value() in TIERS else queryset
 
 
 class ArchivedFilter(admin.SimpleListFilter):
@@ -228,6 +223,22 @@ class MemoryAdmin(admin.ModelAdmin):
 
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding", "search_vector")
+
+    def changelist_view(self, request, extra_context=None):
+        """The list, with the quality histogram and tiers of exactly the rows its filters and
+        search select (the changelist's own queryset, before paging)."""
+        response = super().changelist_view(request, extra_context)
+        changelist = getattr(response, "context_data", None) and response.context_data.get("cl")
+        if changelist is not None:
+            response.context_data.update(panels.memory_list_panels(changelist.queryset))
+        return response
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The edit form, then the memory's radar, histories, findings and graph neighbourhood."""
+        memory = self.get_object(request, object_id) if request.method == "GET" else None
+        if memory is not None:
+            extra_context = {**(extra_context or {}), **panels.memory_panels(memory), "memory": memory}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def get_search_results(self, request, queryset, search_term):
         found, may_have_duplicates = super().get_search_results(request, queryset, search_term)

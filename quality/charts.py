@@ -343,6 +343,36 @@ def run_phases(phases, div_id):
     return _html(figure, div_id)
 
 
+def phase_counts(phases, div_id="chart-phase-counts"):
+    """The numeric counts of each phase of one consolidation run, one bar per phase and count.
+
+    `phases` are dicts with `label` and `counts` (name → value; yes/no flags are left out)."""
+    labels, values = [], []
+    for phase in phases:
+        for name, value in phase["counts"].items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                labels.append(f"{phase['label']} · {name}")
+                values.append(value)
+    figure = go.Figure(
+        go.Bar(
+            x=values,
+            y=labels,
+            orientation="h",
+            marker={"color": ACCENT},
+            text=values,
+            textposition="auto",
+            hovertemplate="%{y}: %{x}<extra></extra>",
+        ),
+        layout=_layout(
+            height=60 + 26 * max(len(labels), 1),
+            margin={"l": 16, "r": 16, "t": 8, "b": 32},
+            xaxis=_axis(title={"text": "count", "font": {"color": MUTED}}),
+            yaxis=_axis(autorange="reversed"),
+        ),
+    )
+    return _html(figure, div_id)
+
+
 def _radial_positions(centre_id, nodes, edges):
     """The centre at the origin, its neighbours evenly on a ring, and each memory two hops away
     on an outer ring next to the neighbour it was reached through (a radial tree)."""
