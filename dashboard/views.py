@@ -13,16 +13,18 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from dashboard import panels, queries
-from dashboard.filters import MemoryFilterSet
+from dashboard import explorer, panels, queries
+from dashboard.filters import MemoryBrowserFilterSet, MemoryFilterSet
 from dashboard.forms import (
     DISMISS,
+    RecallExplorerForm,
     ResolveForm,
     StartConsolidationForm,
     resolution_choices,
 )
 from memories import services as memory_services
-from memories.models import Memory
+from memories.api import validators
+from memories.models import Memory, MemoryType
 from memsite.api.exceptions import ApiError
 from quality import charts
 from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
@@ -33,6 +35,7 @@ from quality.services import dismiss_inconsistency, resolve_inconsistency
 
 logger = logging.getLogger(__name__)
 RUN_START_WAIT_SECONDS = 10
+BROWSER_PAGE_SIZE = 50
 
 
 def staff_required(view):
@@ -171,6 +174,43 @@ def memory_detail(request, memory_id):
     return render(
         request, "dashboard/memory.html", {**panels.memory_panels(memory), "nav": "", "memory": memory}
     )
+
+
+@staff_required
+def memories(request):
+    filterset = MemoryBrowserFilterSet(request.GET or None, queryset=queries.browsable_memories())
+    valid = filterset.is_bound and filterset.is_valid()
+    rows = filterset.qs if valid else queries.browsable_memories()
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "dashboard/memories.html",
+        {
+            "nav": "memories",
+            "filterset": filterset,
+            "filtered": valid and any(filterset.form.cleaned_data.values()),
+            "page": queries.paginate(rows, request.GET.get("page"), per_page=BROWSER_PAGE_SIZE),
+            "page_query": f"{query.urlencode()}&" if query else "",
+        },
+    )
+
+
+@staff_required
+def recall_explorer(request):
+    form = RecallExplorerForm(request.GET or None)
+    context = {"nav": "recall", "form": form, "memory_types": MemoryType.choices}
+    if form.is_valid():
+        owner = form.cleaned_data["owner"]
+        try:
+            options = validators.parse_recall(request.GET)
+        except ApiError as error:
+            context["error"] = str(error.detail)
+        else:
+            context["found"] = explorer.explore(owner, options)
+            if form.cleaned_data["why_not"]:
+                context["why_not"] = explorer.why_not(owner, options, form.cleaned_data["why_not"])
+    return render(request, "dashboard/recall.html", context)
 
 
 @staff_required
