@@ -7,6 +7,7 @@ plotly template (a template adds kilobytes of JSON to every chart) but one share
 
 import math
 from datetime import date, datetime, timedelta
+from html import escape
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -299,7 +300,7 @@ def boost_timeline(boosts, div_id="chart-boosts"):
                 },
                 "name": "after",
                 "text": [
-                    f"{row['label']}<br>{row['kind']}: {row['quality_before']:.2f}"
+                    f"{escape(row['label'], quote=False)}<br>{row['kind']}: {row['quality_before']:.2f}"
                     f" → {row['quality_after']:.2f}, {row['connection_count']} connections"
                     for row in boosts
                 ],
@@ -484,4 +485,5 @@ def _text_position(x, y):
 
 
 def _short(text, length):
-    return text if len(text) <= length else text[: length - 1] + "…"
+    """The text cut to `length`, as plotly label markup that shows any tags in it literally."""
+    return escape(text if len(text) <= length else text[: length - 1] + "…", quote=False)

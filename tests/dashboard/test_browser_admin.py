@@ -3,6 +3,8 @@
 import pytest
 from django.contrib.auth import get_user_model
 
+from graph.models import Origin
+from graph.services import Link, associate_memories
 from memories.models import Memory
 from memories.services import store_memories
 from quality.models import ConsolidationRun, Inconsistency
@@ -135,6 +137,9 @@ def test_markup_in_memory_content_is_shown_as_text_on_every_page(driver, live_se
         type="low_confidence", memory1=memory, severity=0.5, description=f"About {MARKUP}"
     )
     finding = Inconsistency.objects.get(memory1=memory)
+    associate_memories(
+        owner.pk, [Link(memory.pk, curator_data["hub"].pk, "RELATES_TO", 0.8)], origin=Origin.USER
+    )
     sign_in(driver, live_server)
     pages = [
         "/admin/memories/memory/",
@@ -149,3 +154,5 @@ def test_markup_in_memory_content_is_shown_as_text_on_every_page(driver, live_se
         open_page(driver, f"{live_server.url}{path}", "markup" + path.replace("/", "-")[:40])
         assert driver.execute_script("return window.__injected") is None, path
         assert "<b>bold</b>" in driver.find_element(By.TAG_NAME, "body").text, path
+        for network in driver.find_elements(By.ID, "chart-network"):
+            assert '<img src=x onerror="window.__' in network.text, path
