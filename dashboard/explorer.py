@@ -43,7 +43,7 @@ def score_rows(results):
 
 def why_not(owner, options, memory_id):
     """Where one memory ranks for these recall options, with its components, or why it is absent."""
-    memory = Memory.objects.defer("search_vector").filter(pk=memory_id, owner=owner).first()
+    memory = Memory.objects.defer("embedding", "search_vector").filter(pk=memory_id, owner=owner).first()
     if memory is None:
         return {"memory_id": memory_id, "reasons": [f"No memory of {owner.get_username()} has this id."]}
     deeper = dataclasses.replace(options, limit=max(options.limit, WHY_NOT_DEPTH))
