@@ -228,7 +228,7 @@ class MemoryAdmin(admin.ModelAdmin):
         """The list, with the quality histogram and tiers of exactly the rows its filters and
         search select (the changelist's own queryset, before paging)."""
         response = super().changelist_view(request, extra_context)
-        changelist = getattr(response, "context_data", None) and response.context_data.get("cl")
+        changelist = (getattr(response, "context_data", None) or {}).get("cl")
         if changelist is not None:
             response.context_data.update(panels.memory_list_panels(changelist.queryset))
         return response

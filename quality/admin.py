@@ -136,7 +136,7 @@ class QualityBoostAdmin(ReadOnlyAdmin):
     def changelist_view(self, request, extra_context=None):
         """The list, with before → after over time for the boosts its filters and search select."""
         response = super().changelist_view(request, extra_context)
-        changelist = getattr(response, "context_data", None) and response.context_data.get("cl")
+        changelist = (getattr(response, "context_data", None) or {}).get("cl")
         if changelist is not None:
             response.context_data.update(panels.boost_list_panels(changelist.queryset))
         return response
