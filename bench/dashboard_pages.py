@@ -1,4 +1,4 @@
-"""Dashboard page load times at 10,000 memories: server response time of every staff page.
+"""Dashboard and admin page load times at 10,000 memories: server response time of every staff page.
 
 Fills `memsite_bench_dashboard` with 10,000 memories (bench.seed, precomputed vectors), 30,000
 associations (bench.graph_seed), runs inconsistency detection and one applied consolidation, then
@@ -20,6 +20,7 @@ from bench.graph_seed import seed_associations
 from bench.seed import seed
 
 DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_bench_dashboard"
+RECALL_QUERY = "how do we deploy the billing service"
 PORT = 8096
 USER = "bench"
 
@@ -48,9 +49,14 @@ def prepare(database_url, count, associations, fresh):
         hub = conn.execute(
             "SELECT source_id FROM graph_association GROUP BY source_id ORDER BY count(*) DESC LIMIT 1"
         ).fetchone()[0]
-        finding = conn.execute("SELECT memory1_id FROM quality_inconsistency LIMIT 1").fetchone()[0]
+        finding_id, finding = conn.execute(
+            "SELECT id, memory1_id FROM quality_inconsistency ORDER BY memory2_id IS NULL, id LIMIT 1"
+        ).fetchone()
+        (run,) = conn.execute("SELECT max(id) FROM quality_consolidationrun WHERE NOT dry_run").fetchone()
+        (owner,) = conn.execute("SELECT id FROM auth_user WHERE username = %s", [USER]).fetchone()
     names = ["memories", "associations", "inconsistencies", "boost_events", "assessments"]
-    return dict(zip(names, totals, strict=True)), hub, finding
+    ids = {"hub": hub, "finding": finding, "finding_id": finding_id, "run": run, "owner": owner}
+    return dict(zip(names, totals, strict=True)), ids
 
 
 def signed_in_opener(base):
@@ -89,10 +95,13 @@ def main():
     parser.add_argument("--associations", type=int, default=30_000, help="associations (default 30000)")
     parser.add_argument("--repeat", type=int, default=20, help="timed requests per page (default 20)")
     parser.add_argument("--database-url", default=DATABASE_URL)
+    parser.add_argument("--port", type=int, default=PORT, help=f"port of the bench server (default {PORT})")
     parser.add_argument("--fresh", action="store_true", help="drop and re-create the database first")
     args = parser.parse_args()
 
-    totals, hub, finding = prepare(args.database_url, args.count, args.associations, args.fresh)
+    totals, ids = prepare(args.database_url, args.count, args.associations, args.fresh)
+    hub, finding = ids["hub"], ids["finding"]
+    recall = f"/dashboard/recall/?owner={ids['owner']}&{urllib.parse.urlencode({'query': RECALL_QUERY})}"
     pages = {
         "overview": "/dashboard/",
         "quality": "/dashboard/quality/",
@@ -102,13 +111,24 @@ def main():
         "consolidation": "/dashboard/consolidation/",
         "memory_hub": f"/dashboard/memories/{hub}/",
         "memory_with_finding": f"/dashboard/memories/{finding}/",
+        "memory_browser": "/dashboard/memories/",
+        "memory_browser_filtered": "/dashboard/memories/?tier=medium&archived=no&q=deploy",
+        "recall_explorer": f"{recall}&limit=10",
+        "recall_explorer_expanded": f"{recall}&limit=10&expand_relations=true&rank_by_quality=true",
+        "recall_explorer_why_not": f"{recall}&limit=10&why_not={hub}",
         "admin_memories": "/admin/memories/memory/",
         "admin_memories_low_tier": "/admin/memories/memory/?tier=low",
+        "admin_memories_searched": "/admin/memories/memory/?q=deploy&memory_type__exact=Decision",
+        "admin_memory_hub": f"/admin/memories/memory/{hub}/change/",
+        "admin_memory_with_finding": f"/admin/memories/memory/{finding}/change/",
         "admin_inconsistencies": "/admin/quality/inconsistency/",
+        "admin_inconsistency": f"/admin/quality/inconsistency/{ids['finding_id']}/change/",
+        "admin_boosts": "/admin/quality/qualityboost/",
+        "admin_consolidation_run": f"/admin/quality/consolidationrun/{ids['run']}/change/",
     }
-    base = f"http://127.0.0.1:{PORT}"
+    base = f"http://127.0.0.1:{args.port}"
     results = {}
-    with running_server(args.database_url, port=PORT):
+    with running_server(args.database_url, port=args.port):
         opener = signed_in_opener(base)
         for name, path in pages.items():
             results[name] = time_page(opener, base + path, warmup=3, repeat=args.repeat)

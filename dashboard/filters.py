@@ -1,11 +1,14 @@
-"""The dashboard's memory filters (type, tag, owner), one django-filter FilterSet."""
+"""The dashboard's memory filters: type, tag and owner for the quality page, and those plus tier,
+archived, boosted and text search for the memory browser."""
 
 import django_filters
 from django import forms
 from django.contrib.auth import get_user_model
-from django.db.models import Exists, OuterRef
+from django.contrib.postgres.search import SearchQuery
+from django.db.models import Exists, OuterRef, Q
 
-from memories.models import Memory, MemoryType
+from memories.models import SEARCH_CONFIG, Memory, MemoryType
+from quality import rules
 
 
 class MemoryFilterSet(django_filters.FilterSet):
@@ -31,3 +34,43 @@ class MemoryFilterSet(django_filters.FilterSet):
 
     def filter_tag(self, queryset, name, value):
         return queryset.filter(tags__contains=[value.strip().lower()])
+
+
+class MemoryBrowserFilterSet(MemoryFilterSet):
+    tier = django_filters.ChoiceFilter(
+        label="Tier", choices=list(rules.TIER_LABELS.items()), method="filter_tier", empty_label="All tiers"
+    )
+    archived = django_filters.ChoiceFilter(
+        label="Archived",
+        choices=[("no", "Live"), ("yes", "Archived")],
+        method="filter_archived",
+        empty_label="Live and archived",
+    )
+    boosted = django_filters.ChoiceFilter(
+        label="Boosted",
+        choices=[("yes", "Boosted"), ("no", "Not boosted")],
+        method="filter_boosted",
+        empty_label="Any",
+    )
+    q = django_filters.CharFilter(label="Search", method="filter_text")
+
+    class Meta(MemoryFilterSet.Meta):
+        fields = [*MemoryFilterSet.Meta.fields, "tier", "archived", "boosted", "q"]
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.form.fields["q"].widget = forms.TextInput(attrs={"placeholder": "words in the content"})
+
+    def filter_tier(self, queryset, name, value):
+        return queryset.filter(rules.tier_filter(value))
+
+    def filter_archived(self, queryset, name, value):
+        return queryset.filter(archived_at__isnull=value == "no")
+
+    def filter_boosted(self, queryset, name, value):
+        return queryset.filter(quality_boost_applied=value == "yes")
+
+    def filter_text(self, queryset, name, value):
+        """Full-text words of the content (the search index), or an exact tag."""
+        words = SearchQuery(value, config=SEARCH_CONFIG, search_type="websearch")
+        return queryset.filter(Q(search_vector=words) | Q(tags__contains=[value.strip().lower()]))

@@ -1,7 +1,10 @@
 """Forms behind the dashboard's POST actions."""
 
 from django import forms
+from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef
 
+from memories.models import Memory
 from quality.models import Inconsistency
 from quality.services import Action
 
@@ -67,3 +70,16 @@ class StartConsolidationForm(forms.Form):
     @property
     def dry_run(self):
         return self.cleaned_data["mode"] == "dry_run"
+
+
+class RecallExplorerForm(forms.Form):
+    """Whose memories the explorer recalls, and the memory "why not?" asks about. The recall
+    options themselves are read from the same query string by the API's own parser."""
+
+    owner = forms.ModelChoiceField(
+        queryset=get_user_model()
+        .objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
+        .order_by("username"),
+        empty_label="Choose an owner",
+    )
+    why_not = forms.UUIDField(required=False, label="Why not?")

@@ -80,6 +80,17 @@ def quality_summary(queryset):
     )
 
 
+def list_summary(queryset):
+    """Count, tiers, dimension averages and histogram buckets of any memory queryset, in one scan."""
+    return _shape(queryset.aggregate(**_summary_aggregates(Q())))
+
+
+def browsable_memories():
+    """Every memory, archived ones included, newest first, with its owner."""
+    memories = Memory.objects.select_related("owner").defer("embedding", "search_vector")
+    return memories.order_by("-created_at", "id")
+
+
 def quality_trend(owner=None, memories=None, days=TREND_DAYS, with_snapshots=True):
     """Daily average quality from consolidation snapshots and from the day's evaluations."""
     since = timezone.now() - timedelta(days=days)
@@ -162,11 +173,12 @@ def paginate(queryset, page, per_page):
     return Paginator(queryset, per_page).get_page(page)
 
 
-def boost_overview(page, per_page=20, recent=200):
+def boost_points(boosts, recent=200):
+    """The newest `recent` boost events of a QualityBoost queryset as rows for the boost chart."""
     # The newest boosts are picked in a subquery first, so only those rows are joined to memories.
-    newest = QualityBoost.objects.order_by("-created_at").values("pk")[:recent]
+    newest = boosts.order_by("-created_at").values("pk")[:recent]
     kind_labels = dict(QualityBoost.Kind.choices)
-    boosts = [
+    return [
         {**row, "kind": kind_labels.get(row["kind"], row["kind"])}
         for row in QualityBoost.objects.filter(pk__in=Subquery(newest))
         .order_by("-created_at")
@@ -179,6 +191,10 @@ def boost_overview(page, per_page=20, recent=200):
             label=Left("memory__content", 60),
         )
     ]
+
+
+def boost_overview(page, per_page=20, recent=200):
+    boosts = boost_points(QualityBoost.objects.all(), recent)
     kinds = dict(QualityBoost.objects.values_list("kind").annotate(count=Count("id")).order_by())
     boosted = (
         live_memories()
@@ -237,22 +253,27 @@ def run_rows(limit=20):
     """Recent consolidation runs with their phases as (name, duration, counts) rows."""
     rows = []
     for run in ConsolidationRun.objects.select_related("started_by")[:limit]:
-        phases = []
-        for name, values in sorted((run.phases or {}).items(), key=lambda item: PHASE_ORDER.get(item[0], 99)):
-            values = values if isinstance(values, dict) else {"count": values}
-            counts = {
-                key.replace("_", " "): ("yes" if value else "no") if isinstance(value, bool) else value
-                for key, value in values.items()
-                if key != "duration_ms" and not isinstance(value, list)
-            }
-            phases.append(
-                {
-                    "name": name,
-                    "label": PHASE_LABELS.get(name, name.replace("_", " ").capitalize()),
-                    "duration_ms": values.get("duration_ms"),
-                    "counts": counts,
-                }
-            )
         seconds = (run.finished_at - run.started_at).total_seconds() if run.finished_at else None
-        rows.append({"run": run, "phases": phases, "seconds": seconds})
+        rows.append({"run": run, "phases": run_phases(run), "seconds": seconds})
     return rows
+
+
+def run_phases(run):
+    """One run's phases in execution order, each with its label, duration and counts."""
+    phases = []
+    for name, values in sorted((run.phases or {}).items(), key=lambda item: PHASE_ORDER.get(item[0], 99)):
+        values = values if isinstance(values, dict) else {"count": values}
+        counts = {
+            key.replace("_", " "): ("yes" if value else "no") if isinstance(value, bool) else value
+            for key, value in values.items()
+            if key != "duration_ms" and not isinstance(value, list)
+        }
+        phases.append(
+            {
+                "name": name,
+                "label": PHASE_LABELS.get(name, name.replace("_", " ").capitalize()),
+                "duration_ms": values.get("duration_ms"),
+                "counts": counts,
+            }
+        )
+    return phases

@@ -13,15 +13,20 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
-from dashboard import queries
-from dashboard.filters import MemoryFilterSet
-from dashboard.forms import DISMISS, ResolveForm, StartConsolidationForm, resolution_choices
-from graph import queries as graph_queries
+from dashboard import explorer, panels, queries
+from dashboard.filters import MemoryBrowserFilterSet, MemoryFilterSet
+from dashboard.forms import (
+    DISMISS,
+    RecallExplorerForm,
+    ResolveForm,
+    StartConsolidationForm,
+    resolution_choices,
+)
 from memories import services as memory_services
-from memories.models import Memory
+from memories.api import validators
+from memories.models import Memory, MemoryType
 from memsite.errors import DomainError
 from quality import charts
-from quality import queries as quality_queries
 from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
 from quality.consolidation.engine import exclusive_run
 from quality.filters import InconsistencyFilterSet
@@ -29,10 +34,8 @@ from quality.models import ConsolidationRun, Inconsistency
 from quality.services import dismiss_inconsistency, resolve_inconsistency
 
 logger = logging.getLogger(__name__)
-# A memory with few neighbours also shows their neighbours; a hub shows its own links only.
-SECOND_HOP_BELOW = 12
 RUN_START_WAIT_SECONDS = 10
-NEIGHBOURHOOD_NODES = 40
+BROWSER_PAGE_SIZE = 50
 
 
 def staff_required(view):
@@ -168,48 +171,46 @@ def boosts(request):
 @staff_required
 def memory_detail(request, memory_id):
     memory = get_object_or_404(Memory.objects.select_related("owner"), pk=memory_id)
-    data = quality_queries.memory_history(memory)
-    dimensions = quality_queries.dimensions_of(memory)
-    history = [
-        {"evaluated_at": row.evaluated_at, "overall": row.overall, "trigger": row.trigger}
-        for row in reversed(data["assessments"])
-    ]
-    graph = graph_queries.neighbors(memory.owner_id, memory.pk, graph_queries.TraversalParams(depth=1))
-    if 0 < graph["count"] <= SECOND_HOP_BELOW:
-        graph = graph_queries.neighbors(memory.owner_id, memory.pk, graph_queries.TraversalParams(depth=2))
-    nodes = graph["nodes"][:NEIGHBOURHOOD_NODES]
+    return render(
+        request, "dashboard/memory.html", {**panels.memory_panels(memory), "nav": "", "memory": memory}
+    )
+
+
+@staff_required
+def memories(request):
+    filterset = MemoryBrowserFilterSet(request.GET or None, queryset=queries.browsable_memories())
+    valid = filterset.is_bound and filterset.is_valid()
+    rows = filterset.qs if valid else queries.browsable_memories()
+    query = request.GET.copy()
+    query.pop("page", None)
     return render(
         request,
-        "dashboard/memory.html",
+        "dashboard/memories.html",
         {
-            **data,
-            "nav": "",
-            "memory": memory,
-            "dimensions": dimensions,
-            "dimension_chart": charts.memory_dimensions(dimensions),
-            "history_chart": charts.assessment_history(history) if history else "",
-            "neighbours": queries.direct_links(memory.pk, graph["edges"], nodes),
-            "network_chart": _network_chart(memory, nodes, graph["edges"]) if nodes else "",
+            "nav": "memories",
+            "filterset": filterset,
+            "filtered": valid and any(filterset.form.cleaned_data.values()),
+            "page": queries.paginate(rows, request.GET.get("page"), per_page=BROWSER_PAGE_SIZE),
+            "page_query": f"{query.urlencode()}&" if query else "",
         },
     )
 
 
-def _network_chart(memory, nodes, edges):
-    centre = str(memory.pk)
-    points = [{"id": centre, "label": memory.content, "quality": memory.quality_score, "depth": 0}] + [
-        {"id": node["id"], "label": node["content"], "quality": node["quality_score"], "depth": node["depth"]}
-        for node in nodes
-    ]
-    lines = [
-        {
-            "source": edge["source"],
-            "target": edge["target"],
-            "relation_type": edge["type"],
-            "strength": edge["strength"],
-        }
-        for edge in edges
-    ]
-    return charts.neighbourhood_network(centre, points, lines)
+@staff_required
+def recall_explorer(request):
+    form = RecallExplorerForm(request.GET or None)
+    context = {"nav": "recall", "form": form, "memory_types": MemoryType.choices}
+    if form.is_valid():
+        owner = form.cleaned_data["owner"]
+        try:
+            options = validators.parse_recall(request.GET)
+        except DomainError as error:
+            context["error"] = error.message
+        else:
+            context["found"] = explorer.explore(owner, options)
+            if form.cleaned_data["why_not"]:
+                context["why_not"] = explorer.why_not(owner, options, form.cleaned_data["why_not"])
+    return render(request, "dashboard/recall.html", context)
 
 
 @staff_required
@@ -245,10 +246,7 @@ def restore_memory(request, memory_id):
 def consolidation(request):
     rows = queries.run_rows()
     latest = next((row for row in rows if row["phases"] and row["run"].status != "running"), None)
-    phase_chart = ""
-    if latest:
-        durations = {phase["label"]: {"duration_ms": phase["duration_ms"] or 0} for phase in latest["phases"]}
-        phase_chart = charts.run_phases(durations, div_id="chart-run-phases")
+    phase_chart = panels.phase_duration_chart(latest["phases"]) if latest else ""
     return render(
         request,
         "dashboard/consolidation.html",

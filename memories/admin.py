@@ -5,13 +5,14 @@ from django.core.exceptions import ValidationError
 from django.urls import reverse
 from django.utils.html import format_html
 
+from dashboard import panels
 from graph.models import Association
 from memories import services
 from memories.api import validators
 from memories.models import Memory
 from memsite.errors import DomainError
 from quality import metrics, rules
-from quality.consolidation import reset_boost
+from quality.consolidation import reset_boosts
 from quality.models import Trigger
 
 EDITABLE = ["content", "tags", "memory_type", "importance", "metadata"]
@@ -224,6 +225,22 @@ class MemoryAdmin(admin.ModelAdmin):
     def get_queryset(self, request):
         return super().get_queryset(request).defer("embedding", "search_vector")
 
+    def changelist_view(self, request, extra_context=None):
+        """The list, with the quality histogram and tiers of exactly the rows its filters and
+        search select (the changelist's own queryset, before paging)."""
+        response = super().changelist_view(request, extra_context)
+        changelist = (getattr(response, "context_data", None) or {}).get("cl")
+        if changelist is not None:
+            response.context_data.update(panels.memory_list_panels(changelist.queryset))
+        return response
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The edit form, then the memory's radar, histories, findings and graph neighbourhood."""
+        memory = self.get_object(request, object_id) if request.method == "GET" else None
+        if memory is not None:
+            extra_context = {**(extra_context or {}), **panels.memory_panels(memory), "memory": memory}
+        return super().change_view(request, object_id, form_url, extra_context)
+
     def get_search_results(self, request, queryset, search_term):
         found, may_have_duplicates = super().get_search_results(request, queryset, search_term)
         term = search_term.strip().lower()
@@ -256,17 +273,17 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Archive the selected memories")
     def archive(self, request, queryset):
-        archived = sum(services.archive_memory(memory, reason="admin")[1] for memory in queryset)
+        archived = services.archive_memories(queryset, reason="admin")
         self.message_user(request, f"Archived {archived} memories.", messages.SUCCESS)
 
     @admin.action(description="Restore the selected archived memories")
     def restore(self, request, queryset):
-        restored = sum(services.restore_memory(memory)[1] for memory in queryset)
+        restored = services.restore_memories(queryset)
         self.message_user(request, f"Restored {restored} memories.", messages.SUCCESS)
 
     @admin.action(description="Reset the association boost")
     def reset_boost(self, request, queryset):
-        reset = sum(reset_boost(memory) for memory in queryset.filter(quality_boost_applied=True))
+        reset = reset_boosts(queryset.filter(quality_boost_applied=True).values_list("pk", flat=True))
         self.message_user(request, f"Removed the boost of {reset} memories.", messages.SUCCESS)
 
     @admin.action(description="Protect from archival")

@@ -9,7 +9,8 @@ Steps of `recall()`:
    all terms — then scores and orders them;
 3. `expand_results()` adds graph neighbours of the seed results (the graph step; see there);
 4. seeds and expanded results are ordered together, and the returned memories' access counters
-   are updated in one UPDATE.
+   are updated in one UPDATE (skipped with `record_access=False`: the dashboard's recall explorer
+   shows curators what an assistant would get back without counting it as an access).
 
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
@@ -387,15 +388,18 @@ def _touch(results):
         result.memory.access_count += 1
 
 
-def recall(user, options):
-    """Answers {"results": [RecallResult], "expansion": {...}, "query_time_ms": ms}."""
+def recall(user, options, record_access=True):
+    """Answers {"results": [RecallResult], "expansion": {...}, "query_time_ms": ms}.
+
+    With `record_access=False` it is a read-only recall: nothing is written."""
     started = time.perf_counter()
     vector = embeddings.vector_literal(embeddings.embed(options.query)) if options.query else None
     with transaction.atomic():
         seeds = _seed_results(user, options, vector)
         expanded, expansion = expand_results(user, seeds, options, vector)
         results = _order(seeds + expanded, options)
-        _touch(results)
+        if record_access:
+            _touch(results)
     return {
         "results": results,
         "expansion": expansion,

@@ -204,6 +204,19 @@ def archive_memory(memory, reason="manual"):
     return memory, bool(updated)
 
 
+def archive_memories(memories, reason="manual"):
+    """Soft-archive every live memory of a queryset in one UPDATE; answer how many changed."""
+    with transaction.atomic():
+        live = memories.filter(archived_at__isnull=True)
+        return live.update(archived_at=timezone.now(), archive_reason=reason)
+
+
+def restore_memories(memories):
+    """Restore every archived memory of a queryset in one UPDATE; answer how many changed."""
+    with transaction.atomic():
+        return memories.filter(archived_at__isnull=False).update(archived_at=None, archive_reason="")
+
+
 def restore_memory(memory):
     with transaction.atomic():
         updated = Memory.objects.filter(pk=memory.pk, archived_at__isnull=False).update(

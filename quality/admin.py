@@ -1,5 +1,7 @@
 from django.contrib import admin, messages
 
+from dashboard import panels
+from dashboard.forms import resolution_choices
 from memsite.errors import DomainError
 from quality.models import ConsolidationRun, Inconsistency, QualityAssessment, QualityBoost
 from quality.queries import with_memories
@@ -53,6 +55,19 @@ class InconsistencyAdmin(admin.ModelAdmin):
 
     def has_add_permission(self, request):
         return False
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The finding's two memories side by side, and one button per resolve action and dismiss
+        (posted to the dashboard's review action, which calls the same service)."""
+        finding = (
+            Inconsistency.objects.select_related("memory1__owner", "memory2__owner")
+            .filter(pk=object_id if str(object_id).isdigit() else None)
+            .first()
+        )
+        if finding is not None:
+            actions = resolution_choices(finding) if finding.status == Inconsistency.Status.OPEN else []
+            extra_context = {**(extra_context or {}), "finding": finding, "review_actions": actions}
+        return super().change_view(request, object_id, form_url, extra_context)
 
     def _apply(self, request, queryset, decide, verb):
         done, skipped = 0, []
@@ -110,6 +125,14 @@ class QualityBoostAdmin(ReadOnlyAdmin):
     def get_queryset(self, request):
         return with_memories(super().get_queryset(request), "memory")
 
+    def changelist_view(self, request, extra_context=None):
+        """The list, with before → after over time for the boosts its filters and search select."""
+        response = super().changelist_view(request, extra_context)
+        changelist = (getattr(response, "context_data", None) or {}).get("cl")
+        if changelist is not None:
+            response.context_data.update(panels.boost_list_panels(changelist.queryset))
+        return response
+
 
 @admin.register(QualityAssessment)
 class QualityAssessmentAdmin(ReadOnlyAdmin):
@@ -137,3 +160,10 @@ class ConsolidationRunAdmin(ReadOnlyAdmin):
     list_display = ["id", "started_at", "finished_at", "status", "dry_run", "phase", "started_by"]
     list_filter = ["status", "dry_run"]
     list_select_related = ["started_by"]
+
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        """The run's fields, then its per-phase durations and counts as charts."""
+        run = self.get_object(request, object_id)
+        if run is not None:
+            extra_context = {**(extra_context or {}), **panels.run_panels(run)}
+        return super().change_view(request, object_id, form_url, extra_context)

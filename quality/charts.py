@@ -7,6 +7,7 @@ plotly template (a template adds kilobytes of JSON to every chart) but one share
 
 import math
 from datetime import date, datetime, timedelta
+from html import escape
 
 import plotly.graph_objects as go
 import plotly.io as pio
@@ -293,7 +294,7 @@ def boost_timeline(boosts, div_id="chart-boosts"):
                 },
                 "name": "after",
                 "text": [
-                    f"{row['label']}<br>{row['kind']}: {row['quality_before']:.2f}"
+                    f"{escape(row['label'], quote=False)}<br>{row['kind']}: {row['quality_before']:.2f}"
                     f" → {row['quality_after']:.2f}, {row['connection_count']} connections"
                     for row in boosts
                 ],
@@ -331,6 +332,36 @@ def run_phases(phases, div_id):
             height=60 + 30 * max(len(names), 1),
             margin={"l": 16, "r": 16, "t": 8, "b": 32},
             xaxis=_axis(title={"text": "ms", "font": {"color": MUTED}}),
+            yaxis=_axis(autorange="reversed"),
+        ),
+    )
+    return _html(figure, div_id)
+
+
+def phase_counts(phases, div_id="chart-phase-counts"):
+    """The numeric counts of each phase of one consolidation run, one bar per phase and count.
+
+    `phases` are dicts with `label` and `counts` (name → value; yes/no flags are left out)."""
+    labels, values = [], []
+    for phase in phases:
+        for name, value in phase["counts"].items():
+            if isinstance(value, int | float) and not isinstance(value, bool):
+                labels.append(f"{phase['label']} · {name}")
+                values.append(value)
+    figure = go.Figure(
+        go.Bar(
+            x=values,
+            y=labels,
+            orientation="h",
+            marker={"color": ACCENT},
+            text=values,
+            textposition="auto",
+            hovertemplate="%{y}: %{x}<extra></extra>",
+        ),
+        layout=_layout(
+            height=60 + 26 * max(len(labels), 1),
+            margin={"l": 16, "r": 16, "t": 8, "b": 32},
+            xaxis=_axis(title={"text": "count", "font": {"color": MUTED}}),
             yaxis=_axis(autorange="reversed"),
         ),
     )
@@ -448,4 +479,5 @@ def _text_position(x, y):
 
 
 def _short(text, length):
-    return text if len(text) <= length else text[: length - 1] + "…"
+    """The text cut to `length`, as plotly label markup that shows any tags in it literally."""
+    return escape(text if len(text) <= length else text[: length - 1] + "…", quote=False)

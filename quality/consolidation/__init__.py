@@ -1,7 +1,7 @@
 """Consolidation (SPEC section 8): quality re-evaluation, association boost, relevance, retention,
 auto-cleanup and snapshots, each one set-based step over the whole memory table."""
 
-from quality.consolidation.boost import BOOST_METADATA_KEYS, boost_phase, reset_boost
+from quality.consolidation.boost import BOOST_METADATA_KEYS, boost_phase, reset_boost, reset_boosts
 from quality.consolidation.engine import (
     PHASE_LABELS,
     PHASES,
@@ -28,6 +28,7 @@ __all__ = [
     "current_parameters",
     "relevance_phase",
     "reset_boost",
+    "reset_boosts",
     "retention_phase",
     "retention_threshold_days",
     "run_consolidation",

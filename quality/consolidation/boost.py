@@ -329,3 +329,18 @@ def reset_boost(memory, run_id=None):
     for memory_id, _, before, after in rows:
         logger.info("Quality boost reset for %s: %.3f → %.3f", short_id(memory_id), before, after)
     return bool(rows)
+
+
+def reset_boosts(memory_ids, run_id=None):
+    """Remove the boosts of many memories in one statement; answer how many had one."""
+    with transaction.atomic(), connection.cursor() as cursor:
+        rows = _remove_boosts(
+            cursor,
+            "old.id = ANY(%(memories)s::uuid[])",
+            "reset",
+            {"run": run_id, "memories": list(memory_ids)},
+            connections="COALESCE(old.quality_boost_connection_count, 0)",
+        )
+    for memory_id, _, before, after in rows:
+        logger.info("Quality boost reset for %s: %.3f → %.3f", short_id(memory_id), before, after)
+    return len(rows)

@@ -171,3 +171,12 @@ def test_the_reset_boost_action_removes_the_boost(admin_client, curation_data):
     assert hub.quality_boost_applied is False
     assert hub.quality_score == pytest.approx(hub.quality_overall)
     assert hub.boosts.filter(kind="reset").exists()
+
+
+def test_the_archive_action_changes_every_selected_memory_in_one_statement(
+    admin_client, curation_data, django_assert_max_num_queries
+):
+    chosen = [str(memory.pk) for memory in curation_data["memories"][3:8]]
+    with django_assert_max_num_queries(8):
+        admin_client.post(CHANGELIST, {"action": "archive", "_selected_action": chosen})
+    assert Memory.objects.filter(pk__in=chosen, archived_at__isnull=False).count() == 5
