@@ -46,6 +46,59 @@ def write_links(owner_id, links):
         raise ApiError("Failed to create association", status.HTTP_500_INTERNAL_SERVER_ERROR) from None
 
 
+def associate_one(owner_id, body):
+    """Create or update one association from a decoded body; the answer, or ApiError (400/404)."""
+    try:
+        strength = s.parse_strength(body)
+        link = s.parse_link(body, strength, batch=False)
+    except s.AssociationInvalid as error:
+        raise ApiError(str(error)) from None
+    require_graph()
+    if link.key not in write_links(owner_id, [link]):
+        raise ApiError("One or both memories do not exist", status.HTTP_404_NOT_FOUND)
+    return {
+        "status": "success",
+        "message": f"Association created between {link.source} and {link.target}",
+        "relation_type": link.relation_type,
+        "strength": link.strength,
+        **link.properties,
+    }
+
+
+def associate_batch(owner_id, items):
+    """Create or update a batch (1-500 items): the answer lists what landed and why the rest failed."""
+    try:
+        strengths = s.batch_strengths(items)
+    except s.AssociationInvalid as error:
+        raise ApiError(str(error)) from None
+    links, failed = {}, []
+    for index, (item, strength) in enumerate(zip(items, strengths, strict=True)):
+        if not isinstance(item, dict):
+            failed.append({"index": index, "reason": s.NOT_AN_OBJECT})
+            continue
+        try:
+            links[index] = s.parse_link(item, strength, batch=True)
+        except s.AssociationInvalid as error:
+            failed.append({"index": index, "reason": str(error)})
+    require_graph()
+    landed = write_links(owner_id, links.values()) if links else set()
+    succeeded = []
+    for index, link in links.items():
+        if link.key in landed:
+            succeeded.append(s.link_record(link, index))
+        else:
+            failed.append({"index": index, "reason": "One or both memories do not exist"})
+    failed.sort(key=lambda entry: entry["index"])
+    return {
+        "status": "partial_success" if failed else "success",
+        "created_count": len(succeeded),
+        "failed_count": len(failed),
+        "succeeded": succeeded,
+        "failed": failed,
+        "summary": f"{len(succeeded)}/{len(items)} associations created successfully",
+    }
+
+
 class AssociateView(APIView):
     """POST /associate (single pair or batch) and DELETE /associate."""
 
@@ -58,56 +111,13 @@ class AssociateView(APIView):
         body = json_object(request)
         try:
             items = s.batch_items(body)
-            if items is not None:
-                return self.post_batch(request, items)
-            strength = s.parse_strength(body)
-            link = s.parse_link(body, strength, batch=False)
         except s.AssociationInvalid as error:
             raise ApiError(str(error)) from None
-        require_graph()
-        if link.key not in write_links(request.user.id, [link]):
-            raise ApiError("One or both memories do not exist", status.HTTP_404_NOT_FOUND)
+        if items is None:
+            return Response(associate_one(request.user.id, body), status=status.HTTP_201_CREATED)
+        answer = associate_batch(request.user.id, items)
         return Response(
-            {
-                "status": "success",
-                "message": f"Association created between {link.source} and {link.target}",
-                "relation_type": link.relation_type,
-                "strength": link.strength,
-                **link.properties,
-            },
-            status=status.HTTP_201_CREATED,
-        )
-
-    def post_batch(self, request, items):
-        strengths = s.batch_strengths(items)
-        links, failed = {}, []
-        for index, (item, strength) in enumerate(zip(items, strengths, strict=True)):
-            if not isinstance(item, dict):
-                failed.append({"index": index, "reason": s.NOT_AN_OBJECT})
-                continue
-            try:
-                links[index] = s.parse_link(item, strength, batch=True)
-            except s.AssociationInvalid as error:
-                failed.append({"index": index, "reason": str(error)})
-        require_graph()
-        landed = write_links(request.user.id, links.values()) if links else set()
-        succeeded = []
-        for index, link in links.items():
-            if link.key in landed:
-                succeeded.append(s.link_record(link, index))
-            else:
-                failed.append({"index": index, "reason": "One or both memories do not exist"})
-        failed.sort(key=lambda entry: entry["index"])
-        return Response(
-            {
-                "status": "partial_success" if failed else "success",
-                "created_count": len(succeeded),
-                "failed_count": len(failed),
-                "succeeded": succeeded,
-                "failed": failed,
-                "summary": f"{len(succeeded)}/{len(items)} associations created successfully",
-            },
-            status=status.HTTP_207_MULTI_STATUS if failed else status.HTTP_201_CREATED,
+            answer, status=status.HTTP_207_MULTI_STATUS if answer["failed"] else status.HTTP_201_CREATED
         )
 
     @extend_schema(

@@ -25,6 +25,83 @@ def memory_body(memory, **extra):
     return {"status": "success", "memory_id": memory.pk, **extra, "memory": s.MemorySerializer(memory).data}
 
 
+def store_one(user, data):
+    """The answer to storing one memory given as a decoded JSON object."""
+    started = time.perf_counter()
+    item = validators.parse_memory(data)
+    memory, duplicate = services.store_memory(user, item)
+    return {
+        "status": "success",
+        "memory_id": memory.pk,
+        "duplicate": duplicate,
+        "stored_at": memory.created_at,
+        "type": memory.memory_type,
+        "importance": memory.importance,
+        "tags": memory.tags,
+        "confidence": memory.confidence,
+        "quality_score": memory.quality_score,
+        "memory": s.MemorySerializer(memory).data,
+        "query_time_ms": elapsed_ms(started),
+    }
+
+
+def store_batch(user, raw_items):
+    """The answer to storing a batch: valid items are stored, invalid ones listed with their reason."""
+    started = time.perf_counter()
+    items, indexes, failed = [], [], []
+    for index, raw in enumerate(raw_items):
+        try:
+            items.append(validators.parse_memory(raw))
+        except ApiError as error:
+            reason = "Memory must be an object" if not isinstance(raw, dict) else str(error.detail)
+            failed.append({"index": index, "reason": reason})
+            continue
+        indexes.append(index)
+    stored = services.store_memories(user, items) if items else []
+    succeeded = [
+        {"index": index, "memory_id": memory.pk, "duplicate": duplicate}
+        for index, (memory, duplicate) in zip(indexes, stored, strict=True)
+    ]
+    return {
+        "status": "partial_success" if failed else "success",
+        "stored_count": sum(not item["duplicate"] for item in succeeded),
+        "duplicate_count": sum(item["duplicate"] for item in succeeded),
+        "failed_count": len(failed),
+        "succeeded": succeeded,
+        "failed": failed,
+        "query_time_ms": elapsed_ms(started),
+    }
+
+
+def by_tag_body(user, params):
+    """The answer to a search by tags given its query parameters (a QueryDict)."""
+    tags, limit, offset = validators.parse_by_tag(params)
+    memories = queries.memories_by_tag(user, tags, limit, offset)
+    return {
+        "status": "success",
+        "tags": tags,
+        "count": len(memories),
+        "limit": limit,
+        "offset": offset,
+        "memories": s.MemorySerializer(memories, many=True).data,
+    }
+
+
+def recall_body(user, params):
+    """The answer to a recall given its query parameters (a QueryDict)."""
+    options = validators.parse_recall(params)
+    found = recall.recall(user, options)
+    results = s.RecallResultSerializer(found["results"], many=True).data
+    return {
+        "status": "success",
+        "query": options.query,
+        "results": results,
+        "count": len(results),
+        "query_time_ms": found["query_time_ms"],
+        "expansion": found["expansion"],
+    }
+
+
 class MemoryCreateView(APIView):
     @extend_schema(
         summary="Store a memory",
@@ -34,23 +111,8 @@ class MemoryCreateView(APIView):
         responses={201: s.StoreResponseSerializer, 200: s.StoreResponseSerializer},
     )
     def post(self, request):
-        started = time.perf_counter()
-        item = validators.parse_memory(validators.json_body(request))
-        memory, duplicate = services.store_memory(request.user, item)
-        body = {
-            "status": "success",
-            "memory_id": memory.pk,
-            "duplicate": duplicate,
-            "stored_at": memory.created_at,
-            "type": memory.memory_type,
-            "importance": memory.importance,
-            "tags": memory.tags,
-            "confidence": memory.confidence,
-            "quality_score": memory.quality_score,
-            "memory": s.MemorySerializer(memory).data,
-            "query_time_ms": elapsed_ms(started),
-        }
-        return Response(body, status=status.HTTP_200_OK if duplicate else status.HTTP_201_CREATED)
+        body = store_one(request.user, validators.json_body(request))
+        return Response(body, status=status.HTTP_200_OK if body["duplicate"] else status.HTTP_201_CREATED)
 
 
 class MemoryBatchView(APIView):
@@ -63,32 +125,9 @@ class MemoryBatchView(APIView):
         responses={201: s.BatchResponseSerializer, 207: s.BatchResponseSerializer},
     )
     def post(self, request):
-        started = time.perf_counter()
-        raw_items = validators.parse_batch(validators.json_body(request))
-        items, indexes, failed = [], [], []
-        for index, raw in enumerate(raw_items):
-            try:
-                items.append(validators.parse_memory(raw))
-            except ApiError as error:
-                reason = "Memory must be an object" if not isinstance(raw, dict) else str(error.detail)
-                failed.append({"index": index, "reason": reason})
-                continue
-            indexes.append(index)
-        stored = services.store_memories(request.user, items) if items else []
-        succeeded = [
-            {"index": index, "memory_id": memory.pk, "duplicate": duplicate}
-            for index, (memory, duplicate) in zip(indexes, stored, strict=True)
-        ]
-        body = {
-            "status": "partial_success" if failed else "success",
-            "stored_count": sum(not item["duplicate"] for item in succeeded),
-            "duplicate_count": sum(item["duplicate"] for item in succeeded),
-            "failed_count": len(failed),
-            "succeeded": succeeded,
-            "failed": failed,
-            "query_time_ms": elapsed_ms(started),
-        }
-        return Response(body, status=status.HTTP_207_MULTI_STATUS if failed else status.HTTP_201_CREATED)
+        body = store_batch(request.user, validators.parse_batch(validators.json_body(request)))
+        code = status.HTTP_207_MULTI_STATUS if body["failed"] else status.HTTP_201_CREATED
+        return Response(body, status=code)
 
 
 class MemoryDetailView(APIView):
@@ -183,18 +222,7 @@ class ByTagView(APIView):
         responses=s.ByTagResponseSerializer,
     )
     def get(self, request):
-        tags, limit, offset = validators.parse_by_tag(request.query_params)
-        memories = queries.memories_by_tag(request.user, tags, limit, offset)
-        return Response(
-            {
-                "status": "success",
-                "tags": tags,
-                "count": len(memories),
-                "limit": limit,
-                "offset": offset,
-                "memories": s.MemorySerializer(memories, many=True).data,
-            }
-        )
+        return Response(by_tag_body(request.user, request.query_params))
 
 
 RECALL_PARAMETERS = [
@@ -230,19 +258,7 @@ class RecallView(APIView):
         responses=s.RecallResponseSerializer,
     )
     def get(self, request):
-        options = validators.parse_recall(request.query_params)
-        found = recall.recall(request.user, options)
-        results = s.RecallResultSerializer(found["results"], many=True).data
-        return Response(
-            {
-                "status": "success",
-                "query": options.query,
-                "results": results,
-                "count": len(results),
-                "query_time_ms": found["query_time_ms"],
-                "expansion": found["expansion"],
-            }
-        )
+        return Response(recall_body(request.user, request.query_params))
 
 
 class ReembedView(APIView):
