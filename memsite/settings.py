@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "graph",
     "quality",
     "dashboard",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [
@@ -172,6 +173,9 @@ SPECTACULAR_SETTINGS = {
     "SWAGGER_UI_FAVICON_HREF": "SIDECAR",
     "REDOC_DIST": "SIDECAR",
 }
+
+# --- MCP server: `manage.py mcp` (stdio) acts for the owner of this API token ---
+MCP_TOKEN = env_str("MEMSITE_MCP_TOKEN")
 
 # --- Embeddings (SPEC section 2) ---
 EMBEDDING_PROVIDER = env_str("MEMSITE_EMBEDDING_PROVIDER", "memories.embeddings.SentenceTransformerProvider")
