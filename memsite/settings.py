@@ -259,4 +259,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # The MCP SDK logs every stateless request's end at INFO.
+    "loggers": {"mcp.server.streamable_http": {"level": "WARNING"}},
 }
