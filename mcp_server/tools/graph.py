@@ -19,7 +19,7 @@ from mcp_server.shapes import AssociateAnswer, annotations, arg
 from memsite.api.exceptions import ApiError
 
 TOOL = "associate_memories"
-PAIR_FIELDS = ("memory1_id", "memory2_id", "type", "strength")
+IDS = ("memory1_id", "memory2_id")
 TYPES = sorted(AUTHORABLE_RELATIONS)
 PAIR_SCHEMA = {
     "memory1_id": {"type": "string", "description": "Source memory ID (from store_memory or recall_memory)."},
@@ -42,9 +42,8 @@ def _check_pair(fields, where):
     strength = fields.get("strength")
     if strength is None:
         raise ApiError(f"{TOOL}: {where} strength is required")
-    if isinstance(strength, bool) or not isinstance(strength, int | float) or not 0 <= strength <= 1:
-        raise ApiError(f"{TOOL}: {where} strength must be a number between 0 and 1")
-    if isinstance(strength, float) and not math.isfinite(strength):
+    number = isinstance(strength, int | float) and not isinstance(strength, bool)
+    if not number or not math.isfinite(strength) or not 0 <= strength <= 1:
         raise ApiError(f"{TOOL}: {where} strength must be a number between 0 and 1")
 
 
@@ -57,7 +56,7 @@ def _check_batch(items, mixed):
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise ApiError(f"{TOOL}: associations[{index}] must be an object")
-        missing = [name for name in PAIR_FIELDS[:2] if item.get(name) in (None, "")]
+        missing = [name for name in IDS if item.get(name) in (None, "")]
         if missing:
             raise ApiError(f"{TOOL}: associations[{index}] needs {' and '.join(missing)}")
         _check_pair(item, f"associations[{index}]")
@@ -71,7 +70,8 @@ def _associate(user, pair, properties, items):
         return answer["summary"], {"success": success, "message": answer["summary"], **answer}
     rest.parse_ids(pair, batch=False)
     _check_pair(pair, "single association")
-    answer = associate_one(user.id, {**pair, **{k: v for k, v in properties.items() if v is not None}})
+    given = {name: value for name, value in properties.items() if value is not None}
+    answer = associate_one(user.id, {**pair, **given})
     return answer["message"], {"success": True, **answer}
 
 
