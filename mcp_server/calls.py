@@ -7,11 +7,13 @@ place that maps them, through the REST exception handler, so codes and messages 
 
 import contextvars
 import json
+from types import SimpleNamespace
 
 from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 from mcp.types import CallToolResult, TextContent
-from rest_framework.exceptions import NotAuthenticated
+from rest_framework.exceptions import NotAuthenticated, Throttled
+from rest_framework.settings import api_settings
 from rest_framework.utils.encoders import JSONEncoder
 
 from graph.api.serializers import AssociationInvalid
@@ -40,11 +42,20 @@ def error_result(exc):
     )
 
 
+def check_rate(user):
+    """The REST API's throttles apply to tool calls too, with the same per-user budget."""
+    caller_request = SimpleNamespace(user=user, META={})
+    for throttle in (throttle_class() for throttle_class in api_settings.DEFAULT_THROTTLE_CLASSES):
+        if not throttle.allow_request(caller_request, None):
+            raise Throttled(throttle.wait())
+
+
 def _run(work, user):
     close_old_connections()
     try:
         if user is None:
             raise NotAuthenticated()
+        check_rate(user)
         return text_result(*work(user))
     except Exception as exc:
         return error_result(exc)

@@ -1,7 +1,8 @@
 import anyio
 import pytest
+from rest_framework.throttling import UserRateThrottle
 
-from tests.mcp.conftest import asgi_http, call
+from tests.mcp.conftest import asgi_http, call, calls
 
 pytestmark = pytest.mark.django_db(transaction=True)
 INITIALIZE = {
@@ -78,3 +79,14 @@ def test_django_pages_admin_static_and_rest_are_served_beside_mcp(alice_token):
     assert rest.status_code == 200
     assert rest.json()["count"] == 0
     assert django_get("/recall").status_code == 401
+
+
+def test_tool_calls_share_the_rest_request_budget(monkeypatch, alice_token):
+    monkeypatch.setitem(UserRateThrottle.THROTTLE_RATES, "user", "3/min")
+    rest = django_get("/recall?query=x", {"Authorization": f"Bearer {alice_token}"})
+    assert rest.status_code == 200
+    health = ("check_health", {})
+    allowed, throttled = calls(alice_token, health, health, health)[1:]
+    assert not allowed.is_error
+    assert throttled.structured_content["code"] == 429
+    assert throttled.content[0].text.startswith("Request was throttled.")
