@@ -16,7 +16,7 @@ run: setup migrate
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python manage.py ensure_demo_user
 	@if [ "$$MEMSITE_SEED_DEMO" != "0" ]; then $(BIN)/python manage.py seed_demo || echo "demo data not added"; fi
-	$(BIN)/gunicorn memsite.wsgi --bind 127.0.0.1:8000 --workers 2 --threads 4 --timeout 300 --access-logfile -
+	$(BIN)/gunicorn memsite.asgi:application --worker-class uvicorn_worker.UvicornWorker --bind 127.0.0.1:8000 --workers 2 --timeout 300 --access-logfile -
 
 test: setup browser
 	$(BIN)/ruff check .

@@ -120,10 +120,12 @@ def server_environment(database_url, extra=None):
 
 @contextmanager
 def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
-    """Serve memsite with gunicorn on 127.0.0.1:`port` for the duration of the block."""
+    """Serve memsite as `make run` does (gunicorn, uvicorn workers) on 127.0.0.1:`port` for the block."""
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
-        "memsite.wsgi",
+        "memsite.asgi:application",
+        "--worker-class",
+        "uvicorn_worker.UvicornWorker",
         "--bind",
         f"127.0.0.1:{port}",
         "--workers",

@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "graph",
     "quality",
     "dashboard",
+    "mcp_server",
 ]
 
 MIDDLEWARE = [
@@ -173,6 +174,9 @@ SPECTACULAR_SETTINGS = {
     "REDOC_DIST": "SIDECAR",
 }
 
+# --- MCP server: `manage.py mcp` (stdio) acts for the owner of this API token ---
+MCP_TOKEN = env_str("MEMSITE_MCP_TOKEN")
+
 # --- Embeddings (SPEC section 2) ---
 EMBEDDING_PROVIDER = env_str("MEMSITE_EMBEDDING_PROVIDER", "memories.embeddings.SentenceTransformerProvider")
 EMBEDDING_MODEL_PATH = env_str("MEMSITE_EMBEDDING_MODEL_PATH")
@@ -271,4 +275,6 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    # The MCP SDK logs every stateless request's end at INFO.
+    "loggers": {"mcp.server.streamable_http": {"level": "WARNING"}},
 }

@@ -1,11 +1,10 @@
-from django.conf import settings
-from django.db import DatabaseError, connection
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, authentication_classes, permission_classes, throttle_classes
 from rest_framework.response import Response
 
 from memsite.api.exceptions import envelope_response
+from memsite.health import service_health
 
 
 @extend_schema(
@@ -27,30 +26,8 @@ from memsite.api.exceptions import envelope_response
 @throttle_classes([])
 def health(request):
     """Public and minimal: is the database reachable, and are pgvector and AGE installed."""
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT extname, extversion FROM pg_extension WHERE extname IN ('vector', 'age')")
-            extensions = dict(cursor.fetchall())
-    except DatabaseError:
-        body = {
-            "status": "unavailable",
-            "database": "unavailable",
-            "pgvector": "unknown",
-            "age": "unknown",
-            "version": settings.VERSION,
-        }
-        return Response(body, status=503)
-    pgvector = "ok" if "vector" in extensions else "missing"
-    age = "ok" if "age" in extensions else "missing"
-    healthy = pgvector == "ok" and age == "ok"
-    body = {
-        "status": "ok" if healthy else "degraded",
-        "database": "ok",
-        "pgvector": pgvector,
-        "age": age,
-        "version": settings.VERSION,
-    }
-    return Response(body, status=200 if healthy else 503)
+    body = service_health()
+    return Response(body, status=200 if body["status"] == "ok" else 503)
 
 
 def not_found(request, exception=None):

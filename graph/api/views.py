@@ -30,6 +30,53 @@ def write_links(owner_id, links):
         raise Failed("Failed to create association") from None
 
 
+def associate_one(owner_id, body):
+    """Create or update one association from a decoded body; the answer, or Invalid / NotFound."""
+    strength = s.parse_strength(body)
+    link = s.parse_link(body, strength, batch=False)
+    require_graph()
+    if link.key not in write_links(owner_id, [link]):
+        raise NotFound("One or both memories do not exist")
+    return {
+        "status": "success",
+        "message": f"Association created between {link.source} and {link.target}",
+        "relation_type": link.relation_type,
+        "strength": link.strength,
+        **link.properties,
+    }
+
+
+def associate_batch(owner_id, items):
+    """Create or update a batch (1-500 items): the answer lists what landed and why the rest failed."""
+    strengths = s.batch_strengths(items)
+    links, failed = {}, []
+    for index, (item, strength) in enumerate(zip(items, strengths, strict=True)):
+        if not isinstance(item, dict):
+            failed.append({"index": index, "reason": s.NOT_AN_OBJECT})
+            continue
+        try:
+            links[index] = s.parse_link(item, strength, batch=True)
+        except Invalid as error:
+            failed.append({"index": index, "reason": error.message})
+    require_graph()
+    landed = write_links(owner_id, links.values()) if links else set()
+    succeeded = []
+    for index, link in links.items():
+        if link.key in landed:
+            succeeded.append(s.link_record(link, index))
+        else:
+            failed.append({"index": index, "reason": "One or both memories do not exist"})
+    failed.sort(key=lambda entry: entry["index"])
+    return {
+        "status": "partial_success" if failed else "success",
+        "created_count": len(succeeded),
+        "failed_count": len(failed),
+        "succeeded": succeeded,
+        "failed": failed,
+        "summary": f"{len(succeeded)}/{len(items)} associations created successfully",
+    }
+
+
 class AssociateView(APIView):
     """POST /associate (single pair or batch) and DELETE /associate."""
 
@@ -43,54 +90,11 @@ class AssociateView(APIView):
     def post(self, request):
         body = json_body(request, automem_errors=True)
         items = s.batch_items(body)
-        if items is not None:
-            return self.post_batch(request, items)
-        strength = s.parse_strength(body)
-        link = s.parse_link(body, strength, batch=False)
-        require_graph()
-        if link.key not in write_links(request.user.id, [link]):
-            raise NotFound("One or both memories do not exist")
+        if items is None:
+            return Response(associate_one(request.user.id, body), status=status.HTTP_201_CREATED)
+        answer = associate_batch(request.user.id, items)
         return Response(
-            {
-                "status": "success",
-                "message": f"Association created between {link.source} and {link.target}",
-                "relation_type": link.relation_type,
-                "strength": link.strength,
-                **link.properties,
-            },
-            status=status.HTTP_201_CREATED,
-        )
-
-    def post_batch(self, request, items):
-        strengths = s.batch_strengths(items)
-        links, failed = {}, []
-        for index, (item, strength) in enumerate(zip(items, strengths, strict=True)):
-            if not isinstance(item, dict):
-                failed.append({"index": index, "reason": s.NOT_AN_OBJECT})
-                continue
-            try:
-                links[index] = s.parse_link(item, strength, batch=True)
-            except Invalid as error:
-                failed.append({"index": index, "reason": error.message})
-        require_graph()
-        landed = write_links(request.user.id, links.values()) if links else set()
-        succeeded = []
-        for index, link in links.items():
-            if link.key in landed:
-                succeeded.append(s.link_record(link, index))
-            else:
-                failed.append({"index": index, "reason": "One or both memories do not exist"})
-        failed.sort(key=lambda entry: entry["index"])
-        return Response(
-            {
-                "status": "partial_success" if failed else "success",
-                "created_count": len(succeeded),
-                "failed_count": len(failed),
-                "succeeded": succeeded,
-                "failed": failed,
-                "summary": f"{len(succeeded)}/{len(items)} associations created successfully",
-            },
-            status=status.HTTP_207_MULTI_STATUS if failed else status.HTTP_201_CREATED,
+            answer, status=status.HTTP_207_MULTI_STATUS if answer["failed"] else status.HTTP_201_CREATED
         )
 
     @extend_schema(

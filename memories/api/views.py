@@ -29,6 +29,87 @@ def memory_body(memory, **extra):
     return {"status": "success", "memory_id": memory.pk, **extra, "memory": s.MemorySerializer(memory).data}
 
 
+def store_one(user, data):
+    """The answer to storing one memory given as a decoded JSON object."""
+    started = time.perf_counter()
+    item = validators.parse_memory(data)
+    memory, duplicate = services.store_memory(user, item)
+    return {
+        "status": "success",
+        "memory_id": memory.pk,
+        "duplicate": duplicate,
+        "stored_at": memory.created_at,
+        "type": memory.memory_type,
+        "importance": memory.importance,
+        "tags": memory.tags,
+        "confidence": memory.confidence,
+        "quality_score": memory.quality_score,
+        "memory": s.MemorySerializer(memory).data,
+        "query_time_ms": elapsed_ms(started),
+    }
+
+
+def store_batch(user, raw_items):
+    """The answer to storing a batch: valid items are stored, invalid ones listed with their reason."""
+    started = time.perf_counter()
+    items, indexes, failed = [], [], []
+    for index, raw in enumerate(raw_items):
+        try:
+            items.append(validators.parse_memory(raw))
+        except DomainError as error:
+            reason = "Memory must be an object" if not isinstance(raw, dict) else error.message
+            failed.append({"index": index, "reason": reason})
+            continue
+        indexes.append(index)
+    stored = services.store_memories(user, items) if items else []
+    succeeded = [
+        {"index": index, "memory_id": memory.pk, "duplicate": duplicate}
+        for index, (memory, duplicate) in zip(indexes, stored, strict=True)
+    ]
+    return {
+        "status": "partial_success" if failed else "success",
+        "stored_count": sum(not item["duplicate"] for item in succeeded),
+        "duplicate_count": sum(item["duplicate"] for item in succeeded),
+        "failed_count": len(failed),
+        "succeeded": succeeded,
+        "failed": failed,
+        "query_time_ms": elapsed_ms(started),
+    }
+
+
+def by_tag_body(user, params):
+    """The answer to a search by tags given its query parameters (a QueryDict)."""
+    started = time.perf_counter()
+    tags = validators.parse_by_tag(params)
+    paginator = Pagination()
+    memories = paginator.page(queries.memories_by_tag(user, tags), params)
+    return {
+        "status": "success",
+        "tags": tags,
+        "count": len(memories),
+        "total": paginator.count,
+        "limit": paginator.limit,
+        "offset": paginator.offset,
+        "memories": s.MemorySerializer(memories, many=True).data,
+        "query_time_ms": elapsed_ms(started),
+    }
+
+
+def recall_body(user, params):
+    """The answer to a recall given its query parameters (a QueryDict)."""
+    options = validators.parse_recall(params)
+    found = recall.recall(user, options)
+    results = s.RecallResultSerializer(found["results"], many=True).data
+    return {
+        "status": "success",
+        "query": options.query,
+        "results": results,
+        "count": len(results),
+        "query_time_ms": found["query_time_ms"],
+        "expansion": found["expansion"],
+    }
+
+
 class MemoryCreateView(APIView):
     @extend_schema(
         summary="Store a memory",
@@ -38,23 +119,8 @@ class MemoryCreateView(APIView):
         responses={201: s.StoreResponseSerializer, 200: s.StoreResponseSerializer},
     )
     def post(self, request):
-        started = time.perf_counter()
-        item = validators.parse_memory(json_body(request))
-        memory, duplicate = services.store_memory(request.user, item)
-        body = {
-            "status": "success",
-            "memory_id": memory.pk,
-            "duplicate": duplicate,
-            "stored_at": memory.created_at,
-            "type": memory.memory_type,
-            "importance": memory.importance,
-            "tags": memory.tags,
-            "confidence": memory.confidence,
-            "quality_score": memory.quality_score,
-            "memory": s.MemorySerializer(memory).data,
-            "query_time_ms": elapsed_ms(started),
-        }
-        return Response(body, status=status.HTTP_200_OK if duplicate else status.HTTP_201_CREATED)
+        body = store_one(request.user, json_body(request))
+        return Response(body, status=status.HTTP_200_OK if body["duplicate"] else status.HTTP_201_CREATED)
 
 
 class MemoryBatchView(APIView):
@@ -67,32 +133,9 @@ class MemoryBatchView(APIView):
         responses={201: s.BatchResponseSerializer, 207: s.BatchResponseSerializer},
     )
     def post(self, request):
-        started = time.perf_counter()
-        raw_items = validators.parse_batch(json_body(request))
-        items, indexes, failed = [], [], []
-        for index, raw in enumerate(raw_items):
-            try:
-                items.append(validators.parse_memory(raw))
-            except DomainError as error:
-                reason = "Memory must be an object" if not isinstance(raw, dict) else error.message
-                failed.append({"index": index, "reason": reason})
-                continue
-            indexes.append(index)
-        stored = services.store_memories(request.user, items) if items else []
-        succeeded = [
-            {"index": index, "memory_id": memory.pk, "duplicate": duplicate}
-            for index, (memory, duplicate) in zip(indexes, stored, strict=True)
-        ]
-        body = {
-            "status": "partial_success" if failed else "success",
-            "stored_count": sum(not item["duplicate"] for item in succeeded),
-            "duplicate_count": sum(item["duplicate"] for item in succeeded),
-            "failed_count": len(failed),
-            "succeeded": succeeded,
-            "failed": failed,
-            "query_time_ms": elapsed_ms(started),
-        }
-        return Response(body, status=status.HTTP_207_MULTI_STATUS if failed else status.HTTP_201_CREATED)
+        body = store_batch(request.user, validators.parse_batch(json_body(request)))
+        code = status.HTTP_207_MULTI_STATUS if body["failed"] else status.HTTP_201_CREATED
+        return Response(body, status=code)
 
 
 class MemoryDetailView(APIView):
@@ -190,22 +233,7 @@ class ByTagView(APIView):
         responses=s.ByTagResponseSerializer,
     )
     def get(self, request):
-        started = time.perf_counter()
-        tags = validators.parse_by_tag(request.query_params)
-        paginator = Pagination()
-        memories = paginator.page(queries.memories_by_tag(request.user, tags), request)
-        return Response(
-            {
-                "status": "success",
-                "tags": tags,
-                "count": len(memories),
-                "total": paginator.count,
-                "limit": paginator.limit,
-                "offset": paginator.offset,
-                "memories": s.MemorySerializer(memories, many=True).data,
-                "query_time_ms": elapsed_ms(started),
-            }
-        )
+        return Response(by_tag_body(request.user, request.query_params))
 
 
 def integer(low, high, default):
@@ -276,19 +304,7 @@ class RecallView(APIView):
         return self.recall(request, body_as_query(json_body(request)))
 
     def recall(self, request, params):
-        options = validators.parse_recall(params)
-        found = recall.recall(request.user, options)
-        results = s.RecallResultSerializer(found["results"], many=True).data
-        return Response(
-            {
-                "status": "success",
-                "query": options.query,
-                "results": results,
-                "count": len(results),
-                "query_time_ms": found["query_time_ms"],
-                "expansion": found["expansion"],
-            }
-        )
+        return Response(recall_body(request.user, params))
 
 
 class ReembedView(APIView):

@@ -19,10 +19,16 @@ class Pagination(LimitOffsetPagination):
     max_limit = MAX_LIMIT
 
     def get_limit(self, request):
-        return query_int(request.query_params, self.limit_query_param, DEFAULT_LIMIT, 1, MAX_LIMIT)
+        return self.read_limit(request.query_params)
 
     def get_offset(self, request):
-        return query_int(request.query_params, self.offset_query_param, 0, 0, MAX_OFFSET)
+        return self.read_offset(request.query_params)
+
+    def read_limit(self, params):
+        return query_int(params, self.limit_query_param, DEFAULT_LIMIT, 1, MAX_LIMIT)
+
+    def read_offset(self, params):
+        return query_int(params, self.offset_query_param, 0, 0, MAX_OFFSET)
 
     def get_schema_operation_parameters(self, view):
         limit, offset = super().get_schema_operation_parameters(view)
@@ -37,6 +43,9 @@ class Pagination(LimitOffsetPagination):
         offset = {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0}
         return [OpenApiParameter("limit", limit), OpenApiParameter("offset", offset)]
 
-    def page(self, queryset, request):
-        """One page of `queryset` for an APIView that renders its own body (sets `count`)."""
-        return list(self.paginate_queryset(queryset, request))
+    def page(self, queryset, params):
+        """One page of `queryset` for a view that renders its own body, from its query parameters
+        (a QueryDict); sets `limit`, `offset` and `count` as paginate_queryset does."""
+        self.limit, self.offset = self.read_limit(params), self.read_offset(params)
+        self.count = queryset.count()
+        return list(queryset[self.offset : self.offset + self.limit])

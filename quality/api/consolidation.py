@@ -122,7 +122,7 @@ class ConsolidationRunListView(APIView):
     def get(self, request):
         paginator = Pagination()
         runs = ConsolidationRun.objects.select_related("started_by").order_by("-started_at", "-pk")
-        data = ConsolidationRunSerializer(paginator.page(runs, request), many=True).data
+        data = ConsolidationRunSerializer(paginator.page(runs, request.query_params), many=True).data
         return Response({"status": "success", "count": paginator.count, "runs": data})
 
 

@@ -1,0 +1,139 @@
+"""What the tools advertise: argument schemas, annotations and output schemas.
+
+Arguments are advertised with their JSON schema but checked by the REST validators, so a wrong
+value gets the REST API's message; the SDK only passes them through.
+"""
+
+from typing import Annotated, Any, NotRequired, TypedDict
+
+from mcp.types import ToolAnnotations
+from pydantic import WithJsonSchema
+
+
+def arg(description, **schema):
+    """An argument advertised with `schema`, validated by the REST validators."""
+    return Annotated[Any, WithJsonSchema({**schema, "description": description})]
+
+
+def annotations(title, read_only=False, destructive=False, idempotent=True):
+    return ToolAnnotations(
+        title=title,
+        read_only_hint=read_only,
+        destructive_hint=destructive,
+        idempotent_hint=idempotent,
+        open_world_hint=False,
+    )
+
+
+MemoryId = arg("A memory's UUID, as returned by store_memory or recall_memory.", type="string", format="uuid")
+Object = dict[str, Any]
+
+
+class MemoryAnswer(TypedDict):
+    status: str
+    memory_id: str
+    memory: Object
+
+
+class ArchiveAnswer(MemoryAnswer):
+    archived: bool
+    changed: bool
+
+
+class StoreAnswer(TypedDict):
+    status: str
+    memory_id: NotRequired[str]
+    duplicate: NotRequired[bool]
+    quality_score: NotRequired[float]
+    memory: NotRequired[Object]
+    stored_count: NotRequired[int]
+    duplicate_count: NotRequired[int]
+    failed_count: NotRequired[int]
+    succeeded: NotRequired[list[Object]]
+    failed: NotRequired[list[Object]]
+    query_time_ms: float
+
+
+class RecallAnswer(TypedDict):
+    status: str
+    query: str
+    results: list[Object]
+    count: int
+    query_time_ms: float
+    expansion: Object
+
+
+class ByTagAnswer(TypedDict):
+    status: str
+    tags: list[str]
+    count: int
+    limit: int
+    offset: int
+    memories: list[Object]
+
+
+class DeleteAnswer(TypedDict):
+    status: str
+    memory_id: str
+
+
+class AssociateAnswer(TypedDict):
+    success: bool
+    message: str
+    status: NotRequired[str]
+    created_count: NotRequired[int]
+    failed_count: NotRequired[int]
+    succeeded: NotRequired[list[Object]]
+    failed: NotRequired[list[Object]]
+    summary: NotRequired[str]
+    relation_type: NotRequired[str]
+    strength: NotRequired[float]
+
+
+class MemoryQualityAnswer(TypedDict):
+    memory_id: str
+    content: str
+    quality: Object
+    provenance: Object
+    boost: Object
+    assessments: list[Object]
+    boosts: list[Object]
+    inconsistencies: list[Object]
+
+
+class ReportAnswer(TypedDict):
+    generated_at: str
+    stats: Object
+    dimension_scores: Object
+    inconsistency_counts: Object
+    top_issues: list[Object]
+    recommendations: list[Object]
+
+
+class InconsistencyListAnswer(TypedDict):
+    count: int
+    limit: int
+    offset: int
+    results: list[Object]
+
+
+class InconsistencyAnswer(TypedDict):
+    id: int
+    type: str
+    status: str
+    severity: float
+    description: str
+    resolution: str
+    detected_at: str
+    resolved_at: str | None
+    resolved_by: str | None
+    memory1: Object
+    memory2: Object | None
+
+
+class HealthAnswer(TypedDict):
+    status: str
+    database: str
+    pgvector: str
+    age: str
+    version: str

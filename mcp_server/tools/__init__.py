@@ -1,0 +1,1 @@
+"""The MCP tools, by topic; each module lists its tools in TOOLS."""
