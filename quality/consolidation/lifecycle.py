@@ -96,7 +96,7 @@ CASE WHEN {quality} >= %(high)s THEN %(high_days)s::float8
 RETENTION_SQL = f"""
 WITH inactive AS (
     SELECT m.id, m.quality_score,
-           EXTRACT(EPOCH FROM now() - COALESCE(m.last_accessed_at, m.created_at)) / 86400.0 AS days,
+           EXTRACT(EPOCH FROM now() - GREATEST(m.entered_at, m.last_accessed_at)) / 86400.0 AS days,
            {THRESHOLD_SQL.format(quality="m.quality_score")} AS threshold
     FROM memories_memory AS m
     WHERE m.archived_at IS NULL AND NOT {PROTECTED}

@@ -37,6 +37,7 @@ def make_memories(owner, count, quality=0.5, days_old=0, **fields):
             content_hash=content_hash(content),
             embedding=vector,
             created_at=moment,
+            entered_at=moment,
             updated_at=moment,
             provenance_updated_at=moment,
             quality_overall=quality,
