@@ -371,6 +371,10 @@ def _order(results, options):
     return sorted(results, key=lambda r: r.memory.created_at, reverse=True)
 
 
+# The largest access_count the column holds: the count stops there instead of overflowing.
+MAX_ACCESS_COUNT = 2147483647
+
+
 def _touch(results):
     """Record the access of every returned memory in one UPDATE."""
     if not results:
@@ -378,13 +382,13 @@ def _touch(results):
     now = timezone.now()
     with connection.cursor() as cursor:
         cursor.execute(
-            "UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1 "
+            "UPDATE memories_memory SET last_accessed_at = %s, access_count = LEAST(access_count, %s) + 1 "
             "WHERE id = ANY(%s::uuid[])",
-            [now, [r.memory.pk for r in results]],
+            [now, MAX_ACCESS_COUNT - 1, [r.memory.pk for r in results]],
         )
     for result in results:
         result.memory.last_accessed_at = now
-        result.memory.access_count += 1
+        result.memory.access_count = min(result.memory.access_count, MAX_ACCESS_COUNT - 1) + 1
 
 
 def recall(user, options):

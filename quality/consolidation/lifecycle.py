@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from quality.consolidation.connections import CONNECTIONS_SQL, connection_params
+from quality.metrics import decay, floor
 
 PROTECTED_TAGS = ["critical", "important", "reference", "permanent"]
 PROTECTED_MIN_RELEVANCE = 0.5
@@ -36,7 +37,7 @@ RELEVANCE_SQL = f"""
 WITH connections AS ({CONNECTIONS_SQL}),
 factors AS (
     SELECT m.id,
-           2 * m.importance AS base_importance,
+           2 * {floor("m.importance")} AS base_importance,
            GREATEST(0, EXTRACT(EPOCH FROM now() - GREATEST(m.created_at, m.updated_at)) / 86400.0)
                AS age_days,
            CASE {{tag_cases}}
@@ -56,7 +57,7 @@ factors AS (
 ),
 scored AS (
     SELECT f.*,
-           exp(-f.age_days / f.retention_days) AS decay_factor,
+           {decay("f.age_days / f.retention_days")} AS decay_factor,
            LEAST(2, 1 + 0.1 * f.connections) AS connection_boost
     FROM factors AS f
 ),
