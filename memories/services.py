@@ -14,6 +14,9 @@ from django.utils import timezone
 from graph import age, enrichment
 from memories import embeddings
 from memories.models import Memory
+from memories.queries import NOT_FOUND
+from memsite.api.exceptions import ApiError
+from memsite.db import retry_on_conflict
 from quality import metrics
 
 QUALITY_FIELDS = [
@@ -60,6 +63,30 @@ def _live_duplicates(owner, hashes):
     return {memory.content_hash: memory for memory in found.order_by("created_at")}
 
 
+def _locked(memory):
+    """The memory's row, locked until the transaction ends; 404 when a concurrent request deleted it."""
+    locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+    if locked is None:
+        raise ApiError(NOT_FOUND, 404)
+    return locked
+
+
+def _refuse_twin(memory, digest):
+    """409 naming the owner's other live memory with this content hash, if there is one.
+
+    Takes the same lock as a store of that content, so a concurrent store cannot slip past.
+    """
+    _lock_hashes(memory.owner_id, [digest])
+    twin = (
+        Memory.objects.filter(owner_id=memory.owner_id, content_hash=digest, archived_at__isnull=True)
+        .exclude(pk=memory.pk)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if twin is not None:
+        raise ApiError(f"A live memory with this content already exists: {twin}", 409)
+
+
 def _refresh_quality(memories):
     """Copy the values evaluate_memories wrote back onto the in-memory objects."""
     fresh = Memory.objects.filter(pk__in=[memory.pk for memory in memories]).values("pk", *QUALITY_FIELDS)
@@ -81,6 +108,7 @@ def _stored(memories):
     enrichment.schedule([memory.pk for memory in memories])
 
 
+@retry_on_conflict
 def store_memories(owner, items):
     """Store validated items; answer [(memory, duplicate)] in the order of `items`.
 
@@ -120,6 +148,7 @@ def store_memories(owner, items):
                 is_explicit=item["is_explicit"],
                 confidence=metrics.provenance_confidence(item["source_type"], item["is_explicit"], 0),
                 created_at=created_at,
+                entered_at=now,
                 updated_at=created_at,
                 provenance_updated_at=created_at,
             )
@@ -141,14 +170,18 @@ def store_memory(owner, item):
     return store_memories(owner, [item])[0]
 
 
+@retry_on_conflict
 def update_memory(memory, changes):
-    """Apply a PATCH. New content is re-embedded; provenance changes recompute confidence."""
+    """Apply a PATCH. New content is re-embedded; provenance changes recompute confidence.
+
+    Content equal to another of the owner's live memories is refused with a 409 naming it.
+    """
     vector = None
     content_changed = "content" in changes and changes["content"] != memory.content
     if content_changed:
         vector = embeddings.embed(changes["content"])
     with transaction.atomic():
-        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        memory = _locked(memory)
         now = timezone.now()
         fields = set()
         for name in ("tags", "importance", "metadata", "memory_type", "created_at"):
@@ -156,8 +189,11 @@ def update_memory(memory, changes):
                 setattr(memory, name, changes[name])
                 fields.add(name)
         if content_changed:
+            digest = content_hash(changes["content"])
+            if memory.archived_at is None:
+                _refuse_twin(memory, digest)
             memory.content = changes["content"]
-            memory.content_hash = content_hash(memory.content)
+            memory.content_hash = digest
             memory.embedding = vector
             memory.updated_at = memory.provenance_updated_at = now
             fields |= {"content", "content_hash", "embedding", "updated_at", "provenance_updated_at"}
@@ -177,17 +213,24 @@ def update_memory(memory, changes):
     return memory
 
 
+@retry_on_conflict
 def delete_memory(memory):
-    """Delete the row, its associations (cascade) and its graph vertex with its edges."""
+    """Delete the row, its associations (cascade) and its graph vertex with its edges.
+
+    The row is locked first: a write that links to the memory either finished before (its edges
+    go with the vertex) or waits and then finds no memory.
+    """
     with transaction.atomic():
+        _locked(memory)
         age.remove_memory_vertices([memory.pk])
         Memory.objects.filter(pk=memory.pk).delete()
 
 
+@retry_on_conflict
 def corroborate_memory(memory, source_id):
     """Add a distinct corroborating source; answer (memory, added). A known source changes nothing."""
     with transaction.atomic():
-        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        memory = _locked(memory)
         if source_id in memory.corroborating_sources or source_id == memory.source_id:
             return memory, False
         memory.corroborating_sources = [*memory.corroborating_sources, source_id]
@@ -201,23 +244,31 @@ def corroborate_memory(memory, source_id):
     return memory, True
 
 
+@retry_on_conflict
 def archive_memory(memory, reason="manual"):
     """Soft-archive: the memory leaves recall and listings until restored."""
     with transaction.atomic():
-        updated = Memory.objects.filter(pk=memory.pk, archived_at__isnull=True).update(
-            archived_at=timezone.now(), archive_reason=reason
-        )
-    memory.refresh_from_db()
-    return memory, bool(updated)
+        memory = _locked(memory)
+        changed = memory.archived_at is None
+        if changed:
+            memory.archived_at = timezone.now()
+            memory.archive_reason = reason
+            memory.save(update_fields=["archived_at", "archive_reason"])
+    return memory, changed
 
 
+@retry_on_conflict
 def restore_memory(memory):
+    """Bring an archived memory back; 409 naming the live memory its content was stored as since."""
     with transaction.atomic():
-        updated = Memory.objects.filter(pk=memory.pk, archived_at__isnull=False).update(
-            archived_at=None, archive_reason=""
-        )
-    memory.refresh_from_db()
-    return memory, bool(updated)
+        memory = _locked(memory)
+        changed = memory.archived_at is not None
+        if changed:
+            _refuse_twin(memory, memory.content_hash)
+            memory.archived_at = None
+            memory.archive_reason = ""
+            memory.save(update_fields=["archived_at", "archive_reason"])
+    return memory, changed
 
 
 REEMBED_SQL = """

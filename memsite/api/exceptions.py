@@ -10,6 +10,35 @@ from rest_framework.views import exception_handler
 
 logger = logging.getLogger(__name__)
 DATABASE_UNAVAILABLE = "Database unavailable: PostgreSQL cannot be reached"
+CONFLICT = "Conflicting concurrent change; try again"
+# SQLSTATEs (PostgreSQL appendix A) that mean no usable connection: connection exceptions,
+# insufficient resources (too many connections), and a server shutting down or starting up.
+UNREACHABLE_CLASSES = ("08", "53")
+SHUTDOWN_CODES = {"57P01", "57P02", "57P03"}
+# A deadlock or a serialization failure: the transaction lost a race.
+CONFLICT_CODES = {"40001", "40P01"}
+
+
+def sqlstate(error):
+    """The SQLSTATE of a Django database error (None when PostgreSQL sent none)."""
+    return getattr(error.__cause__, "sqlstate", None)
+
+
+def is_unreachable(error):
+    """Whether a database error means PostgreSQL cannot be reached: the only cause of a 503.
+
+    An OperationalError without a SQLSTATE came from the client side (refused or lost socket).
+    """
+    if isinstance(error, InterfaceError):
+        return True
+    if not isinstance(error, OperationalError):
+        return False
+    code = sqlstate(error)
+    return code is None or code.startswith(UNREACHABLE_CLASSES) or code in SHUTDOWN_CODES
+
+
+def is_conflict(error):
+    return isinstance(error, OperationalError) and sqlstate(error) in CONFLICT_CODES
 
 
 def envelope(code, message):
@@ -45,9 +74,12 @@ class ApiError(exceptions.APIException):
 
 
 def envelope_exception_handler(exc, context):
-    if isinstance(exc, (OperationalError, InterfaceError)):
+    if is_unreachable(exc):
         logger.warning("database unavailable: %s", exc)
         return Response(envelope(503, DATABASE_UNAVAILABLE), status=503)
+    if is_conflict(exc):
+        logger.warning("concurrent change lost: %s", exc)
+        return Response(envelope(409, CONFLICT), status=409)
     if isinstance(exc, DatabaseError):
         logger.exception("database error")
         return Response(envelope(500, "Internal database error"), status=500)
