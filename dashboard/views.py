@@ -235,7 +235,11 @@ def archive_memory(request, memory_id):
 @require_POST
 def restore_memory(request, memory_id):
     memory = get_object_or_404(Memory, pk=memory_id)
-    _, changed = memory_services.restore_memory(memory)
+    try:
+        _, changed = memory_services.restore_memory(memory)
+    except ApiError as error:
+        messages.error(request, str(error.detail))
+        return redirect("dashboard:memory", memory_id=memory.pk)
     messages.success(request, "Memory restored." if changed else "The memory was not archived.")
     return redirect("dashboard:memory", memory_id=memory.pk)
 

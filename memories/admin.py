@@ -266,7 +266,12 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Restore the selected archived memories")
     def restore(self, request, queryset):
-        restored = sum(services.restore_memory(memory)[1] for memory in queryset)
+        restored = 0
+        for memory in queryset:
+            try:
+                restored += services.restore_memory(memory)[1]
+            except ApiError as error:
+                self.message_user(request, str(error.detail), messages.WARNING)
         self.message_user(request, f"Restored {restored} memories.", messages.SUCCESS)
 
     @admin.action(description="Reset the association boost")
