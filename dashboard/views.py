@@ -21,7 +21,14 @@ from memories import services as memory_services
 from memories.models import Memory
 from memsite.api.exceptions import ApiError
 from quality import charts
-from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from quality.consolidation import (
+    PHASE_LABELS,
+    PHASES,
+    ConsolidationBusy,
+    recover_abandoned_runs,
+    reset_boost,
+    run_consolidation,
+)
 from quality.consolidation.engine import exclusive_run
 from quality.filters import InconsistencyFilterSet
 from quality.models import ConsolidationRun, Inconsistency
@@ -246,6 +253,7 @@ def restore_memory(request, memory_id):
 
 @staff_required
 def consolidation(request):
+    recover_abandoned_runs()
     rows = queries.run_rows()
     latest = next((row for row in rows if row["phases"] and row["run"].status != "running"), None)
     phase_chart = ""

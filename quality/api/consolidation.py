@@ -12,7 +12,13 @@ from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
 from memsite.api.exceptions import ApiError
-from quality.consolidation import PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from quality.consolidation import (
+    PHASES,
+    ConsolidationBusy,
+    recover_abandoned_runs,
+    reset_boost,
+    run_consolidation,
+)
 from quality.models import ConsolidationRun
 
 RUN_NOT_FOUND = "Consolidation run not found"
@@ -122,6 +128,7 @@ class ConsolidationRunListView(APIView):
     )
     def get(self, request):
         params = _validated(RunListQuerySerializer, request.query_params)
+        recover_abandoned_runs()
         runs = ConsolidationRun.objects.select_related("started_by").order_by("-started_at", "-pk")
         page = runs[params["offset"] : params["offset"] + params["limit"]]
         data = ConsolidationRunSerializer(page, many=True).data
@@ -138,6 +145,7 @@ class ConsolidationRunDetailView(APIView):
         responses=RunResponseSerializer,
     )
     def get(self, request, run_id):
+        recover_abandoned_runs()
         run = ConsolidationRun.objects.select_related("started_by").filter(pk=run_id).first()
         if run is None:
             raise ApiError(RUN_NOT_FOUND, status.HTTP_404_NOT_FOUND)
