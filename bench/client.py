@@ -119,7 +119,7 @@ def server_environment(database_url, extra=None):
 
 
 @contextmanager
-def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
+def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None, threads=1):
     """Serve memsite with gunicorn on 127.0.0.1:`port` for the duration of the block."""
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
@@ -128,6 +128,8 @@ def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
         f"127.0.0.1:{port}",
         "--workers",
         str(workers),
+        "--threads",
+        str(threads),
         "--timeout",
         "600",
         "--log-level",
