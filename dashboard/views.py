@@ -233,7 +233,12 @@ def reset_memory_boost(request, memory_id):
 @require_POST
 def archive_memory(request, memory_id):
     memory = get_object_or_404(Memory, pk=memory_id)
-    _, changed = memory_services.archive_memory(memory, reason=f"archived by {request.user.get_username()}")
+    reason = f"archived by {request.user.get_username()}"
+    try:
+        _, changed = memory_services.archive_memory(memory, reason=reason)
+    except ApiError as error:
+        messages.error(request, str(error.detail))
+        return redirect("dashboard:memory", memory_id=memory.pk)
     messages.success(request, "Memory archived." if changed else "The memory was already archived.")
     return redirect("dashboard:memory", memory_id=memory.pk)
 
