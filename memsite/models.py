@@ -63,6 +63,7 @@ class RateCounter(models.Model):
                 fields=["scope", "ident", "window"], name="ratecounter_scope_ident_window"
             ),
         ]
+        indexes = [models.Index(fields=["window"], name="ratecounter_window")]
 
     def __str__(self):
         return f"{self.scope} {self.ident} @{self.window}: {self.count}"

@@ -5,8 +5,9 @@ fixed window only while the counter is below the limit, and answers whether it d
 requests queue on the counter's row, so no count is lost (the cache-based throttles read, then
 wrote, and lost counts under concurrency). Within a window a client gets at most the limit; as
 with any fixed window, a client may spend one window's allowance at its end and the next one's
-at the start of the next window. Refused requests are not counted. The same statement removes
-the client's windows that ended, so each client keeps one row.
+at the start of the next window. Refused requests are not counted. The same statement removes up
+to EXPIRED_PER_REQUEST counters of windows that ended (anyone's, skipping rows another request
+is deleting), so the table stays about as large as the number of clients active in a window.
 """
 
 import time
@@ -18,9 +19,13 @@ from rest_framework.throttling import BaseThrottle
 from memsite.models import RateCounter
 
 TABLE = RateCounter._meta.db_table
+EXPIRED_PER_REQUEST = 20
 COUNT_SQL = f"""
 WITH expired AS (
-    DELETE FROM {TABLE} WHERE scope = %(scope)s AND ident = %(ident)s AND "window" < %(window)s
+    DELETE FROM {TABLE} WHERE id IN (
+        SELECT id FROM {TABLE} WHERE "window" < %(window)s
+        ORDER BY "window" LIMIT {EXPIRED_PER_REQUEST} FOR UPDATE SKIP LOCKED
+    )
 )
 INSERT INTO {TABLE} (scope, ident, "window", count) VALUES (%(scope)s, %(ident)s, %(window)s, 1)
 ON CONFLICT (scope, ident, "window") DO UPDATE SET count = {TABLE}.count + 1

@@ -22,6 +22,7 @@ class Migration(migrations.Migration):
                 ("count", models.PositiveIntegerField(default=0)),
             ],
             options={
+                "indexes": [models.Index(fields=["window"], name="ratecounter_window")],
                 "constraints": [
                     models.UniqueConstraint(
                         fields=("scope", "ident", "window"), name="ratecounter_scope_ident_window"

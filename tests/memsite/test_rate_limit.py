@@ -10,7 +10,8 @@ from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from memsite.api.throttling import UserRateThrottle
+from memsite.api.throttling import EXPIRED_PER_REQUEST, UserRateThrottle
+from memsite.models import RateCounter
 from tests.conftest import client_for
 
 LIMIT = 40
@@ -89,3 +90,16 @@ def test_anonymous_requests_have_their_own_limit(anon_client, settings):
 
     assert 429 in statuses
     assert 200 not in statuses[2:]
+
+
+@pytest.mark.django_db
+def test_each_request_removes_a_bounded_number_of_expired_counters(alice):
+    RateCounter.objects.bulk_create(
+        RateCounter(scope="anon", ident=f"ip:10.0.0.{n}", window=60 * n, count=1)
+        for n in range(EXPIRED_PER_REQUEST + 5)
+    )
+
+    client_for(alice).get("/ping")
+
+    assert RateCounter.objects.filter(window__lt=60 * 1000).count() == 5
+    assert RateCounter.objects.filter(ident=f"user:{alice.pk}").count() == 1
