@@ -21,11 +21,12 @@ from memsite.models import RateCounter
 TABLE = RateCounter._meta.db_table
 EXPIRED_PER_REQUEST = 20
 COUNT_SQL = f"""
-WITH expired AS (
-    DELETE FROM {TABLE} WHERE id IN (
-        SELECT id FROM {TABLE} WHERE "window" < %(window)s
-        ORDER BY "window" LIMIT {EXPIRED_PER_REQUEST} FOR UPDATE SKIP LOCKED
-    )
+WITH doomed AS MATERIALIZED (
+    SELECT id FROM {TABLE} WHERE "window" < %(window)s
+    ORDER BY "window" LIMIT {EXPIRED_PER_REQUEST} FOR UPDATE SKIP LOCKED
+),
+expired AS (
+    DELETE FROM {TABLE} WHERE id IN (SELECT id FROM doomed)
 )
 INSERT INTO {TABLE} (scope, ident, "window", count) VALUES (%(scope)s, %(ident)s, %(window)s, 1)
 ON CONFLICT (scope, ident, "window") DO UPDATE SET count = {TABLE}.count + 1

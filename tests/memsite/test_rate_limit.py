@@ -5,6 +5,7 @@ import time
 
 import pytest
 from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import path
 from rest_framework.permissions import AllowAny
 from rest_framework.response import Response
@@ -99,7 +100,11 @@ def test_each_request_removes_a_bounded_number_of_expired_counters(alice):
         for n in range(EXPIRED_PER_REQUEST + 5)
     )
 
-    client_for(alice).get("/ping")
+    client = client_for(alice)
 
+    with CaptureQueriesContext(connection) as queries:
+        client.get("/ping")
+
+    assert sum(RateCounter._meta.db_table in query["sql"] for query in queries.captured_queries) == 1
     assert RateCounter.objects.filter(window__lt=60 * 1000).count() == 5
     assert RateCounter.objects.filter(ident=f"user:{alice.pk}").count() == 1
