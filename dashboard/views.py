@@ -27,7 +27,14 @@ from memories.api import validators
 from memories.models import Memory, MemoryType
 from memsite.errors import DomainError
 from quality import charts
-from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from quality.consolidation import (
+    PHASE_LABELS,
+    PHASES,
+    ConsolidationBusy,
+    recover_abandoned_runs,
+    reset_boost,
+    run_consolidation,
+)
 from quality.consolidation.engine import exclusive_run
 from quality.filters import InconsistencyFilterSet
 from quality.models import ConsolidationRun, Inconsistency
@@ -228,7 +235,12 @@ def reset_memory_boost(request, memory_id):
 @require_POST
 def archive_memory(request, memory_id):
     memory = get_object_or_404(Memory, pk=memory_id)
-    _, changed = memory_services.archive_memory(memory, reason=f"archived by {request.user.get_username()}")
+    reason = f"archived by {request.user.get_username()}"
+    try:
+        _, changed = memory_services.archive_memory(memory, reason=reason)
+    except DomainError as error:
+        messages.error(request, error.message)
+        return redirect("dashboard:memory", memory_id=memory.pk)
     messages.success(request, "Memory archived." if changed else "The memory was already archived.")
     return redirect("dashboard:memory", memory_id=memory.pk)
 
@@ -237,13 +249,18 @@ def archive_memory(request, memory_id):
 @require_POST
 def restore_memory(request, memory_id):
     memory = get_object_or_404(Memory, pk=memory_id)
-    _, changed = memory_services.restore_memory(memory)
+    try:
+        _, changed = memory_services.restore_memory(memory)
+    except DomainError as error:
+        messages.error(request, error.message)
+        return redirect("dashboard:memory", memory_id=memory.pk)
     messages.success(request, "Memory restored." if changed else "The memory was not archived.")
     return redirect("dashboard:memory", memory_id=memory.pk)
 
 
 @staff_required
 def consolidation(request):
+    recover_abandoned_runs()
     rows = queries.run_rows()
     latest = next((row for row in rows if row["phases"] and row["run"].status != "running"), None)
     phase_chart = panels.phase_duration_chart(latest["phases"]) if latest else ""

@@ -9,6 +9,14 @@ from django.utils import timezone
 
 from graph import age
 from graph.models import AUTHORABLE_RELATIONS, Association, DiscoveryReview, Origin
+from memsite.db import retry_on_conflict
+
+# Share-lock the memories a write links, in id order: a concurrent delete (which locks the row for
+# update) either finished first, and the upsert below no longer sees the memory, or waits until
+# the edges are written and then removes them with the vertex.
+LOCK_MEMORIES_SQL = """
+SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) AND owner_id = %s ORDER BY id FOR SHARE
+"""
 
 UPSERT_SQL = """
 INSERT INTO graph_association
@@ -58,6 +66,7 @@ def _mirror(rows):
         age.merge_edges(relation_type, edges)
 
 
+@retry_on_conflict
 def associate_memories(owner_id, links, origin=Origin.USER):
     """Create or update (MERGE) edges between memories of `owner_id`; return the keys that landed.
 
@@ -80,12 +89,14 @@ def associate_memories(owner_id, links, origin=Origin.USER):
     }
     with transaction.atomic():
         with connection.cursor() as cursor:
+            cursor.execute(LOCK_MEMORIES_SQL, [[*params["sources"], *params["targets"]], owner_id])
             cursor.execute(UPSERT_SQL, params)
             rows = cursor.fetchall()
         _mirror(rows)
     return {(str(row[0]), str(row[1]), row[2]) for row in rows}
 
 
+@retry_on_conflict
 def remove_associations(owner_id, source, target, relation_type=None):
     """Delete the edges from `source` to `target` (of one type, or all); return how many."""
     queryset = Association.objects.filter(source_id=source, target_id=target, source__owner_id=owner_id)

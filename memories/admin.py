@@ -278,8 +278,14 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Restore the selected archived memories")
     def restore(self, request, queryset):
-        restored = services.restore_memories(queryset)
+        restored, refused = services.restore_memories(queryset)
         self.message_user(request, f"Restored {restored} memories.", messages.SUCCESS)
+        if refused:
+            self.message_user(
+                request,
+                f"{refused} not restored: their content is live again as another memory.",
+                messages.WARNING,
+            )
 
     @admin.action(description="Reset the association boost")
     def reset_boost(self, request, queryset):

@@ -83,7 +83,10 @@ class Memory(models.Model):
     confidence = models.FloatField(default=0.7)
     corroborating_sources = ArrayField(models.CharField(max_length=200), default=list, blank=True)
 
+    # created_at is when the remembered event happened (a client may set it, e.g. on import);
+    # entered_at is when the row entered this store, which retention counts inactivity from.
     created_at = models.DateTimeField(default=timezone.now)
+    entered_at = models.DateTimeField(default=timezone.now)
     updated_at = models.DateTimeField(default=timezone.now)
     provenance_updated_at = models.DateTimeField(default=timezone.now)
     last_accessed_at = models.DateTimeField(null=True, blank=True)

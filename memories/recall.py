@@ -43,6 +43,7 @@ from django.utils import timezone
 from graph import queries as graph_queries
 from memories import embeddings
 from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
+from memsite.db import retry_on_conflict
 
 COMPONENTS = ["vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context"]
 RECENCY_DAYS = 180
@@ -372,20 +373,29 @@ def _order(results, options):
     return sorted(results, key=lambda r: r.memory.created_at, reverse=True)
 
 
+# The largest access_count the column holds: the count stops there instead of overflowing.
+MAX_ACCESS_COUNT = 2147483647
+# Rows are locked in id order, so concurrent recalls of overlapping memories queue instead of
+# deadlocking.
+TOUCH_SQL = """
+UPDATE memories_memory AS m
+SET last_accessed_at = %s, access_count = LEAST(m.access_count, %s) + 1
+FROM (SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) ORDER BY id FOR UPDATE) AS locked
+WHERE m.id = locked.id
+"""
+
+
+@retry_on_conflict
 def _touch(results):
-    """Record the access of every returned memory in one UPDATE."""
+    """Record the access of every returned memory in one UPDATE, after the read's transaction."""
     if not results:
         return
     now = timezone.now()
     with connection.cursor() as cursor:
-        cursor.execute(
-            "UPDATE memories_memory SET last_accessed_at = %s, access_count = access_count + 1 "
-            "WHERE id = ANY(%s::uuid[])",
-            [now, [r.memory.pk for r in results]],
-        )
+        cursor.execute(TOUCH_SQL, [now, MAX_ACCESS_COUNT - 1, [r.memory.pk for r in results]])
     for result in results:
         result.memory.last_accessed_at = now
-        result.memory.access_count += 1
+        result.memory.access_count = min(result.memory.access_count, MAX_ACCESS_COUNT - 1) + 1
 
 
 def recall(user, options, record_access=True):
@@ -398,8 +408,8 @@ def recall(user, options, record_access=True):
         seeds = _seed_results(user, options, vector)
         expanded, expansion = expand_results(user, seeds, options, vector)
         results = _order(seeds + expanded, options)
-        if record_access:
-            _touch(results)
+    if record_access:
+        _touch(results)
     return {
         "results": results,
         "expansion": expansion,

@@ -9,11 +9,15 @@ import time
 import unicodedata
 
 from django.db import connection, transaction
+from django.db.models import Exists, OuterRef
 from django.utils import timezone
 
 from graph import age, enrichment
 from memories import embeddings
 from memories.models import Memory
+from memories.queries import NOT_FOUND
+from memsite.db import retry_on_conflict
+from memsite.errors import Conflict, NotFound
 from quality import metrics
 
 QUALITY_FIELDS = [
@@ -60,6 +64,30 @@ def _live_duplicates(owner, hashes):
     return {memory.content_hash: memory for memory in found.order_by("created_at")}
 
 
+def _locked(memory):
+    """The memory's row, locked until the transaction ends; 404 when a concurrent request deleted it."""
+    locked = Memory.objects.select_for_update().filter(pk=memory.pk).first()
+    if locked is None:
+        raise NotFound(NOT_FOUND)
+    return locked
+
+
+def _refuse_twin(memory, digest):
+    """409 naming the owner's other live memory with this content hash, if there is one.
+
+    Takes the same lock as a store of that content, so a concurrent store cannot slip past.
+    """
+    _lock_hashes(memory.owner_id, [digest])
+    twin = (
+        Memory.objects.filter(owner_id=memory.owner_id, content_hash=digest, archived_at__isnull=True)
+        .exclude(pk=memory.pk)
+        .values_list("pk", flat=True)
+        .first()
+    )
+    if twin is not None:
+        raise Conflict(f"A live memory with this content already exists: {twin}")
+
+
 def _refresh_quality(memories):
     """Copy the values evaluate_memories wrote back onto the in-memory objects."""
     fresh = Memory.objects.filter(pk__in=[memory.pk for memory in memories]).values("pk", *QUALITY_FIELDS)
@@ -81,6 +109,7 @@ def _stored(memories):
     enrichment.schedule([memory.pk for memory in memories])
 
 
+@retry_on_conflict
 def store_memories(owner, items):
     """Store validated items; answer [(memory, duplicate)] in the order of `items`.
 
@@ -119,6 +148,7 @@ def store_memories(owner, items):
                 source_id=item["source_id"],
                 is_explicit=item["is_explicit"],
                 created_at=created_at,
+                entered_at=now,
                 updated_at=created_at,
                 provenance_updated_at=created_at,
             )
@@ -140,14 +170,18 @@ def store_memory(owner, item):
     return store_memories(owner, [item])[0]
 
 
+@retry_on_conflict
 def update_memory(memory, changes):
-    """Apply a PATCH. New content is re-embedded; the evaluation recomputes confidence."""
+    """Apply a PATCH. New content is re-embedded; the evaluation recomputes confidence.
+
+    Content equal to another of the owner's live memories is refused with a 409 naming it.
+    """
     vector = None
     content_changed = "content" in changes and changes["content"] != memory.content
     if content_changed:
         vector = embeddings.embed(changes["content"])
     with transaction.atomic():
-        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        memory = _locked(memory)
         now = timezone.now()
         fields = set()
         for name in ("tags", "importance", "metadata", "memory_type", "created_at"):
@@ -155,8 +189,11 @@ def update_memory(memory, changes):
                 setattr(memory, name, changes[name])
                 fields.add(name)
         if content_changed:
+            digest = content_hash(changes["content"])
+            if memory.archived_at is None:
+                _refuse_twin(memory, digest)
             memory.content = changes["content"]
-            memory.content_hash = content_hash(memory.content)
+            memory.content_hash = digest
             memory.embedding = vector
             memory.updated_at = memory.provenance_updated_at = now
             fields |= {"content", "content_hash", "embedding", "updated_at", "provenance_updated_at"}
@@ -173,17 +210,24 @@ def update_memory(memory, changes):
     return memory
 
 
+@retry_on_conflict
 def delete_memory(memory):
-    """Delete the row, its associations (cascade) and its graph vertex with its edges."""
+    """Delete the row, its associations (cascade) and its graph vertex with its edges.
+
+    The row is locked first: a write that links to the memory either finished before (its edges
+    go with the vertex) or waits and then finds no memory.
+    """
     with transaction.atomic():
+        _locked(memory)
         age.remove_memory_vertices([memory.pk])
         Memory.objects.filter(pk=memory.pk).delete()
 
 
+@retry_on_conflict
 def corroborate_memory(memory, source_id):
     """Add a distinct corroborating source; answer (memory, added). A known source changes nothing."""
     with transaction.atomic():
-        memory = Memory.objects.select_for_update().get(pk=memory.pk)
+        memory = _locked(memory)
         if source_id in memory.corroborating_sources or source_id == memory.source_id:
             return memory, False
         memory.corroborating_sources = [*memory.corroborating_sources, source_id]
@@ -194,14 +238,17 @@ def corroborate_memory(memory, source_id):
     return memory, True
 
 
+@retry_on_conflict
 def archive_memory(memory, reason="manual"):
     """Soft-archive: the memory leaves recall and listings until restored."""
     with transaction.atomic():
-        updated = Memory.objects.filter(pk=memory.pk, archived_at__isnull=True).update(
-            archived_at=timezone.now(), archive_reason=reason
-        )
-    memory.refresh_from_db()
-    return memory, bool(updated)
+        memory = _locked(memory)
+        changed = memory.archived_at is None
+        if changed:
+            memory.archived_at = timezone.now()
+            memory.archive_reason = reason
+            memory.save(update_fields=["archived_at", "archive_reason"])
+    return memory, changed
 
 
 def archive_memories(memories, reason="manual"):
@@ -212,18 +259,39 @@ def archive_memories(memories, reason="manual"):
 
 
 def restore_memories(memories):
-    """Restore every archived memory of a queryset in one UPDATE; answer how many changed."""
-    with transaction.atomic():
-        return memories.filter(archived_at__isnull=False).update(archived_at=None, archive_reason="")
+    """Restore the archived memories of a queryset in one UPDATE; answer (restored, refused).
 
-
-def restore_memory(memory):
+    The duplicate rule holds as in restore_memory: a memory whose content its owner has live
+    again is not restored, and of archived twins only the latest archived comes back.
+    """
     with transaction.atomic():
-        updated = Memory.objects.filter(pk=memory.pk, archived_at__isnull=False).update(
+        archived = memories.filter(archived_at__isnull=False)
+        latest = archived.order_by("owner_id", "content_hash", "-archived_at").distinct(
+            "owner_id", "content_hash"
+        )
+        live_twin = Memory.objects.filter(
+            owner=OuterRef("owner"), content_hash=OuterRef("content_hash"), archived_at__isnull=True
+        )
+        restorable = Memory.objects.filter(pk__in=latest.values("pk")).exclude(Exists(live_twin))
+        total = archived.count()
+        restored = Memory.objects.filter(pk__in=restorable.values("pk")).update(
             archived_at=None, archive_reason=""
         )
-    memory.refresh_from_db()
-    return memory, bool(updated)
+        return restored, total - restored
+
+
+@retry_on_conflict
+def restore_memory(memory):
+    """Bring an archived memory back; 409 naming the live memory its content was stored as since."""
+    with transaction.atomic():
+        memory = _locked(memory)
+        changed = memory.archived_at is not None
+        if changed:
+            _refuse_twin(memory, memory.content_hash)
+            memory.archived_at = None
+            memory.archive_reason = ""
+            memory.save(update_fields=["archived_at", "archive_reason"])
+    return memory, changed
 
 
 REEMBED_SQL = """

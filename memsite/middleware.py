@@ -1,7 +1,8 @@
 from django.conf import settings
-from django.db import InterfaceError, OperationalError
+from django.db import DatabaseError
 
 from memsite.api.exceptions import DATABASE_UNAVAILABLE, envelope_response
+from memsite.db import is_unreachable
 
 
 class RequestSizeLimitMiddleware:
@@ -31,10 +32,12 @@ class DatabaseUnavailableMiddleware:
     def __call__(self, request):
         try:
             return self.get_response(request)
-        except (OperationalError, InterfaceError):
-            return envelope_response(503, DATABASE_UNAVAILABLE)
+        except DatabaseError as error:
+            if is_unreachable(error):
+                return envelope_response(503, DATABASE_UNAVAILABLE)
+            raise
 
     def process_exception(self, request, exception):
-        if isinstance(exception, (OperationalError, InterfaceError)):
+        if is_unreachable(exception):
             return envelope_response(503, DATABASE_UNAVAILABLE)
         return None

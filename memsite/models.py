@@ -47,3 +47,23 @@ class ApiToken(models.Model):
         if not hmac.compare_digest(candidate, _digest(secret)) or token is None:
             return None
         return token if token.user.is_active else None
+
+
+class RateCounter(models.Model):
+    """Requests one client made in one fixed window, counted by a single upsert (api/throttling.py)."""
+
+    scope = models.CharField(max_length=20)
+    ident = models.CharField(max_length=200)
+    window = models.BigIntegerField(help_text="window start, in seconds since the epoch")
+    count = models.PositiveIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["scope", "ident", "window"], name="ratecounter_scope_ident_window"
+            ),
+        ]
+        indexes = [models.Index(fields=["window"], name="ratecounter_window")]
+
+    def __str__(self):
+        return f"{self.scope} {self.ident} @{self.window}: {self.count}"

@@ -29,6 +29,23 @@ SYSTEM_METADATA_KEYS = [
 ]
 
 
+# Factors below this count as zero. PostgreSQL raises an error rather than round a float8 product
+# or exp() to zero, so a product of small factors could otherwise fail a statement for every row.
+NEGLIGIBLE = 1e-12
+# exp(-x) for x past this is below NEGLIGIBLE.
+MAX_DECAY_EXPONENT = 27
+
+
+def floor(expression):
+    """SQL: `expression` (non-negative), with negligible values as exact zero."""
+    return f"CASE WHEN ({expression}) < {NEGLIGIBLE} THEN 0 ELSE ({expression}) END"
+
+
+def decay(exponent):
+    """SQL: exp(-exponent) for a non-negative exponent, exact zero once negligible (never underflows)."""
+    return f"CASE WHEN ({exponent}) > {MAX_DECAY_EXPONENT} THEN 0 ELSE exp(-({exponent})) END"
+
+
 EVALUATE_SQL = f"""
 WITH target AS MATERIALIZED (
     SELECT m.id,
@@ -46,8 +63,8 @@ WITH target AS MATERIALIZED (
                WHERE i.type = 'contradiction' AND i.status = 'open'
                  AND (i.memory1_id = m.id OR i.memory2_id = m.id)
            ), 0) AS contradiction,
-           CASE WHEN %(query)s::vector IS NULL THEN m.importance
-                ELSE GREATEST(0, 1 - (m.embedding <=> %(query)s::vector)) END AS relevance
+           CASE WHEN %(query)s::vector IS NULL THEN {floor("m.importance")}
+                ELSE {floor("GREATEST(0, 1 - (m.embedding <=> %(query)s::vector))")} END AS relevance
     FROM memories_memory m
     WHERE ({{ids_filter}}) AND ({{owner_filter}})
 ),
@@ -60,7 +77,7 @@ dimensions AS MATERIALIZED (
            CASE WHEN sources = 0 THEN 0.3
                 ELSE LEAST(1, 0.3 + 0.7 * log(sources + 1) / log(6)) END
                * (1 - 0.5 * contradiction) AS consistency,
-           CASE WHEN age_days <= %(max_age)s THEN exp(-%(decay)s * GREATEST(age_days, 0))
+           CASE WHEN age_days <= %(max_age)s THEN {decay("%(decay)s * GREATEST(age_days, 0)")}
                 ELSE 0 END AS timeliness,
            relevance
     FROM target

@@ -20,7 +20,7 @@ from factory.django import DjangoModelFactory
 from graph.models import Association, Origin
 from graph.services import Link, associate_memories
 from memories.models import Memory
-from memories.services import archive_memory, content_hash, restore_memory, store_memories
+from memories.services import archive_memory, content_hash, store_memories
 
 TOPICS = [
     "PostgreSQL", "Redis", "Kafka", "Django", "React", "Kubernetes", "Terraform", "GraphQL", "Celery",
@@ -80,11 +80,13 @@ def _stored(owner, rows):
 
 
 class MemoryFactory(DjangoModelFactory):
-    """A stored memory. `days_old` backdates it; `quality` sets its overall and effective quality.
+    """A stored memory. `days_old` backdates it (event and entry time); `quality` sets its overall and
+    effective quality.
 
     Content equal to one of the owner's live memories is refused (the service would answer the
     existing memory) unless `allow_duplicate=True`: then the live copies are archived for the
-    store and restored after it, the one way the service lets two live copies exist.
+    store and un-archived after it, as data from before the duplicate rule would be (the service
+    itself never lets two live copies exist).
     """
 
     class Meta:
@@ -106,6 +108,10 @@ class MemoryFactory(DjangoModelFactory):
     created_at = factory.LazyAttribute(
         lambda o: None if o.days_old is None else timezone.now() - timedelta(days=o.days_old)
     )
+    # A backdated memory also entered the store then (retention counts inactivity from entered_at).
+    entered_at = factory.Maybe(
+        factory.LazyAttribute(lambda o: o.days_old is not None), factory.SelfAttribute("created_at")
+    )
     quality_overall = factory.Maybe(
         factory.LazyAttribute(lambda o: o.quality is not None), factory.SelfAttribute("quality")
     )
@@ -121,10 +127,10 @@ class MemoryFactory(DjangoModelFactory):
         live = Memory.objects.filter(
             owner=owner, content_hash=content_hash(fields["content"]), archived_at__isnull=True
         )
-        copies = [archive_memory(memory)[0] for memory in live]
+        copies = [archive_memory(memory)[0].pk for memory in live]
         (memory,) = _stored(owner, [fields])
-        for copy in copies:
-            restore_memory(copy)
+        # The service refuses to restore a twin (409); only the archive columns change here.
+        Memory.objects.filter(pk__in=copies).update(archived_at=None, archive_reason="")
         return memory
 
     @classmethod

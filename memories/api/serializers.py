@@ -79,6 +79,7 @@ class MemorySerializer(serializers.ModelSerializer):
             "importance",
             "metadata",
             "created_at",
+            "entered_at",
             "updated_at",
             "last_accessed_at",
             "access_count",

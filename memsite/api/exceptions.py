@@ -2,13 +2,14 @@
 
 import logging
 
-from django.db import DatabaseError, InterfaceError, OperationalError
+from django.db import DatabaseError
 from django.http import Http404, JsonResponse
 from rest_framework import exceptions
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import exception_handler
 
+from memsite.db import CONFLICT, is_conflict, is_unreachable
 from memsite.errors import DomainError
 
 logger = logging.getLogger(__name__)
@@ -46,9 +47,12 @@ def envelope_exception_handler(exc, context):
         request.accepted_renderer, request.accepted_media_type = JSONRenderer(), "application/json"
     if isinstance(exc, DomainError):
         return Response(envelope(exc.status, exc.message), status=exc.status)
-    if isinstance(exc, (OperationalError, InterfaceError)):
+    if is_unreachable(exc):
         logger.warning("database unavailable: %s", exc)
         return Response(envelope(503, DATABASE_UNAVAILABLE), status=503)
+    if is_conflict(exc):
+        logger.warning("concurrent change lost: %s", exc)
+        return Response(envelope(409, CONFLICT), status=409)
     if isinstance(exc, DatabaseError):
         logger.exception("database error")
         return Response(envelope(500, "Internal database error"), status=500)

@@ -14,7 +14,13 @@ from memories.queries import get_memory_for_user
 from memsite.api.fields import JsonBooleanField
 from memsite.api.pagination import Pagination
 from memsite.errors import Conflict, Invalid, NotFound
-from quality.consolidation import PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from quality.consolidation import (
+    PHASES,
+    ConsolidationBusy,
+    recover_abandoned_runs,
+    reset_boost,
+    run_consolidation,
+)
 from quality.models import ConsolidationRun
 
 RUN_NOT_FOUND = "Consolidation run not found"
@@ -120,6 +126,7 @@ class ConsolidationRunListView(APIView):
         responses=RunListSerializer,
     )
     def get(self, request):
+        recover_abandoned_runs()
         paginator = Pagination()
         runs = ConsolidationRun.objects.select_related("started_by").order_by("-started_at", "-pk")
         data = ConsolidationRunSerializer(paginator.page(runs, request.query_params), many=True).data
@@ -136,6 +143,7 @@ class ConsolidationRunDetailView(APIView):
         responses=RunResponseSerializer,
     )
     def get(self, request, run_id):
+        recover_abandoned_runs()
         run = ConsolidationRun.objects.select_related("started_by").filter(pk=run_id).first()
         if run is None:
             raise NotFound(RUN_NOT_FOUND)

@@ -7,6 +7,7 @@ from quality.consolidation.engine import (
     PHASES,
     ConsolidationBusy,
     current_parameters,
+    recover_abandoned_runs,
     run_consolidation,
 )
 from quality.consolidation.lifecycle import (
@@ -27,6 +28,7 @@ __all__ = [
     "cleanup_phase",
     "current_parameters",
     "relevance_phase",
+    "recover_abandoned_runs",
     "reset_boost",
     "reset_boosts",
     "retention_phase",

@@ -100,6 +100,30 @@ def exclusive_run():
             logger.warning("could not release the consolidation lock; it ends with the connection")
 
 
+ABANDONED_MESSAGE = "Interrupted: the process running it ended before it finished"
+
+
+def _fail_abandoned_runs():
+    """Mark every run still 'running' as failed; only call while holding the lock.
+
+    The lock is a session lock, so it ends with the process that held it: while it is free (or
+    held by the caller) no run can be in progress, and a run recorded as running was abandoned
+    (its process was killed, or its server lost power). Its committed phases stay applied.
+    """
+    return ConsolidationRun.objects.filter(status=ConsolidationRun.Status.RUNNING).update(
+        status=ConsolidationRun.Status.FAILED, error=ABANDONED_MESSAGE, finished_at=timezone.now()
+    )
+
+
+def recover_abandoned_runs():
+    """Fail the runs abandoned by a dead process, unless a run is in progress; answer how many."""
+    try:
+        with exclusive_run():
+            return _fail_abandoned_runs()
+    except ConsolidationBusy:
+        return 0
+
+
 class _RunProgress:
     """Writes a run's phase and counts on a second connection, committed at once."""
 
@@ -149,6 +173,7 @@ def run_consolidation(dry_run=True, started_by=None, on_phase=None):
     called as each phase starts (progress display).
     """
     with exclusive_run():
+        _fail_abandoned_runs()
         run = ConsolidationRun.objects.create(
             dry_run=dry_run, started_by=started_by, parameters=current_parameters(), phase=PHASES[0][0]
         )

@@ -11,6 +11,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from quality.consolidation.connections import CONNECTIONS_SQL, connection_params
+from quality.metrics import decay, floor
 from quality.rules import HIGH, MEDIUM, tier_counts_sql
 
 PROTECTED_TAGS = ["critical", "important", "reference", "permanent"]
@@ -35,7 +36,7 @@ RELEVANCE_SQL = f"""
 WITH connections AS ({CONNECTIONS_SQL}),
 factors AS (
     SELECT m.id,
-           2 * m.importance AS base_importance,
+           2 * {floor("m.importance")} AS base_importance,
            GREATEST(0, EXTRACT(EPOCH FROM now() - GREATEST(m.created_at, m.updated_at)) / 86400.0)
                AS age_days,
            CASE {{tag_cases}}
@@ -55,7 +56,7 @@ factors AS (
 ),
 scored AS (
     SELECT f.*,
-           exp(-f.age_days / f.retention_days) AS decay_factor,
+           {decay("f.age_days / f.retention_days")} AS decay_factor,
            LEAST(2, 1 + 0.1 * f.connections) AS connection_boost
     FROM factors AS f
 ),
@@ -95,7 +96,7 @@ CASE WHEN {quality} >= %(high)s THEN %(high_days)s::float8
 RETENTION_SQL = f"""
 WITH inactive AS (
     SELECT m.id, m.quality_score,
-           EXTRACT(EPOCH FROM now() - COALESCE(m.last_accessed_at, m.created_at)) / 86400.0 AS days,
+           EXTRACT(EPOCH FROM now() - GREATEST(m.entered_at, m.last_accessed_at)) / 86400.0 AS days,
            {THRESHOLD_SQL.format(quality="m.quality_score")} AS threshold
     FROM memories_memory AS m
     WHERE m.archived_at IS NULL AND NOT {PROTECTED}

@@ -132,3 +132,15 @@ def test_a_memory_is_archived_and_restored_from_its_page(curator, curation_data)
     curator.post(reverse("dashboard:restore", args=[memory.pk]))
     memory.refresh_from_db()
     assert memory.archived_at is None
+
+
+def test_restoring_a_memory_stored_again_meanwhile_shows_the_conflict(curator, alice_client):
+    old = alice_client.post("/memory", {"content": "The standup moved to ten."}, format="json").json()
+    alice_client.post(f"/memory/{old['memory_id']}/archive")
+    new = alice_client.post("/memory", {"content": "The standup moved to ten."}, format="json").json()
+
+    response = curator.post(reverse("dashboard:restore", args=[old["memory_id"]]))
+
+    assert response.status_code == 302
+    [message] = [str(m) for m in get_messages(response.wsgi_request)]
+    assert new["memory_id"] in message

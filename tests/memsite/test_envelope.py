@@ -2,8 +2,9 @@ import pytest
 from django.urls import path
 from rest_framework import serializers
 from rest_framework.response import Response
-from rest_framework.throttling import UserRateThrottle
 from rest_framework.views import APIView
+
+from memsite.api.throttling import UserRateThrottle
 
 
 class EchoSerializer(serializers.Serializer):
@@ -24,7 +25,10 @@ class Broken(APIView):
 
 
 class TwoPerMinute(UserRateThrottle):
-    rate = "2/min"
+    scope = "two"
+
+    def limit(self):
+        return 2
 
 
 class Throttled(APIView):

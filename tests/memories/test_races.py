@@ -1,0 +1,78 @@
+"""Concurrent writes on the same memories: the losers get 404 or 409, and table and graph agree."""
+
+import threading
+from collections import Counter
+
+import pytest
+from django.core.management import call_command
+from django.db import connection
+
+from graph import age
+from memories import services
+from memories.models import Memory
+from tests.conftest import client_for
+
+ROUNDS = 8
+MEMORIES_PER_ROUND = 3
+
+
+def _operations(a, b, c):
+    """Requests that race on memory `a` (deleted) and its neighbours."""
+    return [
+        ("delete", f"/memory/{a}", None),
+        ("patch", f"/memory/{a}", {"importance": 0.9, "tags": ["raced"]}),
+        ("post", f"/memory/{a}/corroborate", {"source_id": "witness"}),
+        ("post", "/associate", {"memory1_id": a, "memory2_id": b, "type": "RELATES_TO", "strength": 0.7}),
+        ("post", "/associate", {"memory1_id": c, "memory2_id": a, "type": "LEADS_TO", "strength": 0.6}),
+        ("post", f"/memory/{a}/archive", None),
+        ("patch", f"/memory/{b}", {"importance": 0.2}),
+        ("post", f"/memory/{b}/corroborate", {"source_id": "second witness"}),
+        ("post", "/associate", {"memory1_id": b, "memory2_id": c, "type": "RELATES_TO", "strength": 0.5}),
+    ]
+
+
+def _race(clients, operations):
+    barrier = threading.Barrier(len(operations))
+    statuses = []
+
+    def send(client, method, path, body):
+        barrier.wait()
+        try:
+            statuses.append(getattr(client, method)(path, body, format="json").status_code)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=send, args=(client, *operation))
+        for client, operation in zip(clients, operations, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return statuses
+
+
+@pytest.mark.django_db(transaction=True)
+def test_racing_deletes_patches_links_and_corroborations_never_fail_and_leave_no_drift(alice):
+    """Deletes its memories at the end: the flush after a transactional test leaves graph vertices."""
+    contents = [f"Shared memory {n} about the release train." for n in range(ROUNDS * MEMORIES_PER_ROUND)]
+    stored = client_for(alice).post(
+        "/memory/batch", {"memories": [{"content": c} for c in contents]}, format="json"
+    )
+    ids = [str(item["memory_id"]) for item in stored.json()["succeeded"]]
+    clients = [client_for(alice) for _ in _operations("a", "b", "c")]
+    statuses = Counter()
+    try:
+        for round_ in range(ROUNDS):
+            triple = ids[round_ * MEMORIES_PER_ROUND : (round_ + 1) * MEMORIES_PER_ROUND]
+            statuses.update(_race(clients, _operations(*triple)))
+
+        assert set(statuses) <= {200, 201, 404, 409}, statuses
+        assert statuses[404] > 0
+        assert not age.differences(10)
+        call_command("graph_check")
+        assert not Memory.objects.filter(pk__in=ids[::MEMORIES_PER_ROUND]).exists()
+    finally:
+        for memory in Memory.objects.filter(owner=alice):
+            services.delete_memory(memory)
