@@ -7,6 +7,7 @@ from quality.consolidation.engine import (
     PHASES,
     ConsolidationBusy,
     current_parameters,
+    queue_consolidation,
     run_consolidation,
 )
 from quality.consolidation.lifecycle import (
@@ -27,6 +28,7 @@ __all__ = [
     "cleanup_phase",
     "current_parameters",
     "relevance_phase",
+    "queue_consolidation",
     "reset_boost",
     "retention_phase",
     "retention_threshold_days",

@@ -1,7 +1,7 @@
 """Whole consolidation runs: dry run, real run, the run record, the command and the API."""
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 from django.db import connections
 
 from memories.models import Memory
@@ -182,13 +182,6 @@ def test_the_command_applies_with_apply(corpus, capsys):
 
     assert "Run #" in capsys.readouterr().out
     assert Memory.objects.filter(quality_boost_applied=True).count() == 1
-
-
-def test_the_schedule_is_off_by_default(settings):
-    settings.CONSOLIDATION_SCHEDULE_HOURS = 0
-
-    with pytest.raises(CommandError, match="MEMSITE_CONSOLIDATION_SCHEDULE_HOURS"):
-        call_command("consolidate", "--every")
 
 
 def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch, corpus):

@@ -1,0 +1,120 @@
+"""The job queue seen from the service: worker defaults, outcome recording and queue health.
+
+Jobs are Procrastinate jobs in the service's own database (tables `procrastinate_*`); workers
+are `manage.py procrastinate worker` processes on any machine that reaches that database.
+"""
+
+import logging
+import time
+
+from django.conf import settings
+from django.db import (
+    DatabaseError,
+    InterfaceError,
+    OperationalError,
+    close_old_connections,
+    connection,
+    connections,
+    transaction,
+)
+from procrastinate import RetryStrategy
+from procrastinate.contrib.django import app
+from procrastinate.contrib.django.models import ProcrastinateJob
+from procrastinate.exceptions import ConnectorException
+
+from memsite.models import JobOutcome
+
+logger = logging.getLogger(__name__)
+
+# Transient database errors (connection lost, server restarting, serialization) are retried.
+TRANSIENT_RETRY = RetryStrategy(
+    max_attempts=5,
+    exponential_wait=2,
+    retry_exceptions=[OperationalError, InterfaceError],
+)
+HEARTBEAT_SECONDS = 10
+STALLED_WORKER_SECONDS = 30
+
+WAITING_SQL = (
+    "SELECT count(*) FROM procrastinate_jobs "
+    "WHERE status = 'todo' AND (scheduled_at IS NULL OR scheduled_at <= now())"
+)
+HEARTBEAT_SQL = "SELECT extract(epoch FROM now() - max(last_heartbeat)) FROM procrastinate_workers"
+
+
+def record_outcome(call_next, context, worker):
+    """Task middleware: a JobOutcome row for each attempt of a sync task.
+
+    Sync tasks run on worker threads; each job's connections are closed when it ends, so no
+    thread keeps one open while idle.
+    """
+    close_old_connections()
+    started = time.perf_counter()
+    error, result = "", None
+    try:
+        result = call_next()
+        return result
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"[:2000] or type(exc).__name__
+        raise
+    finally:
+        try:
+            JobOutcome.objects.create(
+                job_id=context.job.id,
+                task_name=context.job.task_name,
+                attempt=context.job.attempts + 1,
+                duration_ms=round((time.perf_counter() - started) * 1000),
+                error=error,
+                result=result if isinstance(result, dict) else None,
+            )
+        except DatabaseError:
+            logger.exception("could not record the outcome of job %s", context.job.id)
+        connections.close_all()
+
+
+def configure_app(procrastinate_app):
+    """PROCRASTINATE_ON_APP_READY: heartbeats for stalled-job recovery, outcome recording."""
+    procrastinate_app.worker_defaults = {
+        "update_heartbeat_interval": HEARTBEAT_SECONDS,
+        "stalled_worker_timeout": STALLED_WORKER_SECONDS,
+        "task_middleware": [record_outcome],
+        **procrastinate_app.worker_defaults,
+    }
+
+
+def defer(task, **kwargs):
+    """Queue `task` with these arguments in the current transaction; answers the job id.
+
+    The job row is written on the caller's connection, so it exists exactly when the caller's
+    transaction commits: a rolled-back store leaves no job, a committed one never loses its job.
+    """
+    with transaction.atomic():
+        return task.defer(**kwargs)
+
+
+def queue_health():
+    """Jobs waiting to start, and seconds since the last worker heartbeat (None: no worker)."""
+    with connection.cursor() as cursor:
+        cursor.execute(WAITING_SQL)
+        (waiting,) = cursor.fetchone()
+        cursor.execute(HEARTBEAT_SQL)
+        (age,) = cursor.fetchone()
+    heartbeat_age = None if age is None else round(float(age), 1)
+    stale = heartbeat_age is None or heartbeat_age > settings.WORKER_STALE_SECONDS
+    return {"waiting": waiting, "heartbeat_age_seconds": heartbeat_age, "stalled": bool(waiting) and stale}
+
+
+def get_job(job_id):
+    return ProcrastinateJob.objects.filter(pk=job_id).first()
+
+
+def retry_failed_job(job_id):
+    """Put a failed job back in the queue now; False when it is not (or no longer) failed."""
+    job = ProcrastinateJob.objects.filter(pk=job_id, status="failed").first()
+    if job is None:
+        return False
+    try:
+        app.job_manager.retry_job_by_id(job_id, retry_at=None)
+    except ConnectorException:
+        return False
+    return True
