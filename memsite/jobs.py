@@ -12,7 +12,6 @@ from django.db import (
     DatabaseError,
     InterfaceError,
     OperationalError,
-    close_old_connections,
     connection,
     connections,
     transaction,
@@ -46,9 +45,8 @@ def record_outcome(call_next, context, worker):
     """Task middleware: a JobOutcome row for each attempt of a sync task.
 
     Sync tasks run on worker threads; each job's connections are closed when it ends, so no
-    thread keeps one open while idle.
+    idle thread keeps one open.
     """
-    close_old_connections()
     started = time.perf_counter()
     error, result = "", None
     try:
@@ -74,11 +72,12 @@ def record_outcome(call_next, context, worker):
 
 def configure_app(procrastinate_app):
     """PROCRASTINATE_ON_APP_READY: heartbeats for stalled-job recovery, outcome recording."""
+    defaults = procrastinate_app.worker_defaults
     procrastinate_app.worker_defaults = {
+        **defaults,
         "update_heartbeat_interval": HEARTBEAT_SECONDS,
         "stalled_worker_timeout": STALLED_WORKER_SECONDS,
-        "task_middleware": [record_outcome],
-        **procrastinate_app.worker_defaults,
+        "task_middleware": [*defaults.get("task_middleware", []), record_outcome],
     }
 
 
@@ -104,8 +103,21 @@ def queue_health():
     return {"waiting": waiting, "heartbeat_age_seconds": heartbeat_age, "stalled": bool(waiting) and stale}
 
 
-def get_job(job_id):
-    return ProcrastinateJob.objects.filter(pk=job_id).first()
+def job_for_user(user, job_id):
+    """The job as a dict if `user` queued it for themselves (or is staff), else None."""
+    job = ProcrastinateJob.objects.filter(pk=job_id).first()
+    if job is None or not (user.is_staff or job.args.get("owner_id") == user.pk):
+        return None
+    last = JobOutcome.objects.filter(job_id=job.pk).order_by("-finished_at", "-pk").first()
+    return {
+        "id": job.pk,
+        "task": job.task_name,
+        "queue": job.queue_name,
+        "status": job.status,
+        "attempts": job.attempts,
+        "result": last.result if last and job.status == "succeeded" else None,
+        "error": last.error if last and job.status == "failed" else "",
+    }
 
 
 def retry_failed_job(job_id):

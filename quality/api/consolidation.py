@@ -12,7 +12,8 @@ from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
 from memsite.api.exceptions import ApiError
-from quality.consolidation import PHASES, ConsolidationBusy, reset_boost, run_consolidation
+from memsite.api.jobs import accepted
+from quality.consolidation import PHASES, ConsolidationBusy, queue_consolidation, reset_boost
 from quality.models import ConsolidationRun
 
 RUN_NOT_FOUND = "Consolidation run not found"
@@ -70,6 +71,13 @@ class RunResponseSerializer(serializers.Serializer):
     run = ConsolidationRunSerializer()
 
 
+class RunAcceptedSerializer(serializers.Serializer):
+    status = serializers.CharField(help_text="accepted")
+    job_id = serializers.IntegerField()
+    poll = serializers.CharField(help_text="the run's own URL: follow its status and phase there")
+    run = ConsolidationRunSerializer()
+
+
 class RunListSerializer(serializers.Serializer):
     status = serializers.CharField()
     count = serializers.IntegerField()
@@ -96,19 +104,21 @@ class ConsolidationRunView(APIView):
         summary="Run consolidation",
         description="Re-evaluates quality, applies the association boost, scores relevance, archives "
         "by quality-based retention, runs auto-cleanup and takes a snapshot, over every live memory. "
-        "`dry_run` (default true) records what would change and changes nothing. One run at a "
-        "time: 409 while another is in progress. Staff only.",
+        "`dry_run` (default true) records what would change and changes nothing. The run is queued "
+        "for a worker: 202 with the queued run and the URL to poll. One run at a time: 409 while "
+        "another is queued or in progress. Staff only.",
         request=RunRequestSerializer,
-        responses={201: RunResponseSerializer, 409: OpenApiResponse(description=ConsolidationBusy.__doc__)},
+        responses={202: RunAcceptedSerializer, 409: OpenApiResponse(description=ConsolidationBusy.__doc__)},
     )
     def post(self, request):
         params = _validated(RunRequestSerializer, request.data)
         try:
-            run = run_consolidation(dry_run=params["dry_run"], started_by=request.user)
+            run, job_id = queue_consolidation(dry_run=params["dry_run"], started_by=request.user)
         except ConsolidationBusy as busy:
             raise ApiError(str(busy), status.HTTP_409_CONFLICT) from None
-        body = {"status": "success", "run": ConsolidationRunSerializer(run).data}
-        return Response(body, status=status.HTTP_201_CREATED)
+        return accepted(
+            job_id, poll=f"/api/consolidation/runs/{run.pk}", run=ConsolidationRunSerializer(run).data
+        )
 
 
 class ConsolidationRunListView(APIView):

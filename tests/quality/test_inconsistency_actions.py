@@ -4,7 +4,7 @@ from graph.age import cypher
 from graph.models import Association
 from memories.models import Memory
 from quality.models import Inconsistency
-from quality.services import resolve_inconsistency
+from quality.services import detect_for_owner, resolve_inconsistency
 
 pytestmark = pytest.mark.django_db
 
@@ -13,8 +13,7 @@ pytestmark = pytest.mark.django_db
 def contradiction(alice, alice_client, make_memory):
     online = make_memory(alice, "The user is online", days_old=3)
     offline = make_memory(alice, "The user is not online")
-    response = alice_client.post("/api/quality/inconsistencies/detect")
-    assert response.status_code == 200
+    detect_for_owner(alice)
     return Inconsistency.objects.get(type="contradiction"), online, offline
 
 
@@ -22,7 +21,7 @@ def contradiction(alice, alice_client, make_memory):
 def duplicate(alice, alice_client, make_memory):
     first = make_memory(alice, "User logged in successfully", source_id="session-log", quality_score=0.4)
     second = make_memory(alice, "User logged in successfully", source_id="audit-log", quality_score=0.6)
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     return Inconsistency.objects.get(type="duplicate"), first, second
 
 
@@ -30,21 +29,38 @@ def resolve(client, finding, **body):
     return client.post(f"/api/quality/inconsistencies/{finding.pk}/resolve", body, format="json")
 
 
-def test_detect_answers_the_runs_summary(alice_client, alice, make_memory):
-    make_memory(alice, "The user is online")
-    make_memory(alice, "The user is not online")
-    body = alice_client.post("/api/quality/inconsistencies/detect").json()
-    assert body["status"] == "success"
-    assert body["scanned"] == 2
-    assert body["found"]["contradiction"] == 1
-    assert body["created"] == 1
+def queue_and_run(client, run_jobs):
+    """POST detect (202), let a worker run the job, answer the polled job."""
+    response = client.post("/api/quality/inconsistencies/detect")
+    assert response.status_code == 202
+    poll = response.json()["poll"]
+    assert client.get(poll).json()["job"]["status"] == "todo"
+    run_jobs()
+    return client.get(poll).json()["job"]
 
 
-def test_detect_covers_only_the_callers_memories(bob_client, alice, make_memory):
+@pytest.mark.django_db(transaction=True)
+def test_detect_answers_202_and_the_polled_job_holds_the_runs_summary(
+    alice_client, alice, make_memory, run_jobs
+):
     make_memory(alice, "The user is online")
     make_memory(alice, "The user is not online")
-    assert bob_client.post("/api/quality/inconsistencies/detect").json()["scanned"] == 0
+    job = queue_and_run(alice_client, run_jobs)
+    assert job["status"] == "succeeded"
+    assert job["result"]["scanned"] == 2
+    assert job["result"]["found"]["contradiction"] == 1
+    assert job["result"]["created"] == 1
+    assert Inconsistency.objects.filter(type="contradiction").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_detect_covers_only_the_callers_memories(bob_client, alice_client, alice, make_memory, run_jobs):
+    make_memory(alice, "The user is online")
+    make_memory(alice, "The user is not online")
+    job = queue_and_run(bob_client, run_jobs)
+    assert job["result"]["scanned"] == 0
     assert not Inconsistency.objects.exists()
+    assert alice_client.get(f"/api/jobs/{job['id']}").status_code == 404
 
 
 def test_the_list_shows_findings_with_both_memories(alice_client, contradiction):
@@ -162,19 +178,19 @@ def test_link_invalidated_by_points_from_the_older_memory_to_the_newer(alice_cli
     assert (edge.source_id, edge.target_id) == (online.pk, offline.pk)
 
 
-def test_a_linked_contradiction_stays_resolved_on_the_next_run(alice_client, contradiction):
+def test_a_linked_contradiction_stays_resolved_on_the_next_run(alice_client, alice, contradiction):
     finding, _, _ = contradiction
     resolve(alice_client, finding, action="link_contradicts")
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     finding.refresh_from_db()
     assert finding.status == "resolved"
 
 
-def test_dismiss_keeps_the_finding_dismissed_on_the_next_run(alice_client, contradiction):
+def test_dismiss_keeps_the_finding_dismissed_on_the_next_run(alice_client, alice, contradiction):
     finding, online, _ = contradiction
     body = alice_client.post(f"/api/quality/inconsistencies/{finding.pk}/dismiss").json()
     assert (body["status"], body["resolution"]) == ("dismissed", "dismissed")
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     finding.refresh_from_db()
     assert finding.status == "dismissed"
     online.refresh_from_db()
@@ -204,7 +220,7 @@ def test_resolve_rejects_bad_bodies(alice_client, contradiction, body):
 
 def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, alice, make_memory):
     old = make_memory(alice, "The office is on the third floor", days_old=400)
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     finding = Inconsistency.objects.get(type="outdated")
     response = resolve(alice_client, finding, action="keep_both")
     assert response.json()["message"] == "'keep_both' needs a finding between two memories"
@@ -215,7 +231,7 @@ def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, ali
 def test_the_list_does_not_query_per_finding(alice_client, alice, make_memory, django_assert_max_num_queries):
     for n in range(5):
         make_memory(alice, f"Old note number {n}", days_old=300)
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     with django_assert_max_num_queries(10):  # token, throttle cache, count, page
         body = alice_client.get("/api/quality/inconsistencies").json()
     assert body["count"] == 5
