@@ -16,6 +16,7 @@ from dashboard.forms import DISMISS, ResolveForm, StartConsolidationForm, resolu
 from graph import queries as graph_queries
 from memories import services as memory_services
 from memories.models import Memory
+from memsite import jobs
 from memsite.api.exceptions import ApiError
 from quality import charts
 from quality.consolidation import PHASE_LABELS, PHASES, ConsolidationBusy, queue_consolidation, reset_boost
@@ -286,3 +287,18 @@ def run_progress(request, pk):
             "phases": run.phases,
         }
     )
+
+
+@staff_required
+def jobs_page(request):
+    return render(request, "dashboard/jobs.html", {"nav": "jobs", **jobs.queue_overview()})
+
+
+@staff_required
+@require_POST
+def retry_job(request, job_id):
+    if jobs.retry_failed_job(job_id):
+        messages.success(request, f"Job #{job_id} is back in the queue.")
+    else:
+        messages.error(request, f"Job #{job_id} is not a failed job.")
+    return redirect("dashboard:jobs")

@@ -18,7 +18,7 @@ from django.db import (
 )
 from procrastinate import RetryStrategy
 from procrastinate.contrib.django import app
-from procrastinate.contrib.django.models import ProcrastinateJob
+from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateWorker
 from procrastinate.exceptions import ConnectorException
 
 from memsite.models import JobOutcome
@@ -130,3 +130,42 @@ def retry_failed_job(job_id):
     except ConnectorException:
         return False
     return True
+
+
+QUEUE_COUNTS_SQL = """
+SELECT queue_name, task_name, status::text, count(*)
+FROM procrastinate_jobs
+WHERE status IN ('todo', 'doing', 'failed')
+GROUP BY 1, 2, 3
+ORDER BY 1, 2, 3
+"""
+
+LAST_ERROR_SQL = """
+SELECT DISTINCT ON (job_id) job_id, error FROM memsite_joboutcome
+WHERE job_id = ANY(%s) AND error <> '' ORDER BY job_id, finished_at DESC, id DESC
+"""
+
+
+def queue_overview(limit=50):
+    """What the Jobs page shows: counts by queue and task, workers, running and failed jobs."""
+    with connection.cursor() as cursor:
+        cursor.execute(QUEUE_COUNTS_SQL)
+        counts = [
+            {"queue": queue, "task": task, "status": status, "count": count}
+            for queue, task, status, count in cursor.fetchall()
+        ]
+    workers = ProcrastinateWorker.objects.order_by("-last_heartbeat")[:limit]
+    running = list(ProcrastinateJob.objects.filter(status="doing").order_by("id")[:limit])
+    failed = list(ProcrastinateJob.objects.filter(status="failed").order_by("-id")[:limit])
+    with connection.cursor() as cursor:
+        cursor.execute(LAST_ERROR_SQL, [[job.pk for job in failed]])
+        errors = dict(cursor.fetchall())
+    for job in failed:
+        job.error = errors.get(job.pk, "")
+    return {
+        "health": queue_health(),
+        "counts": counts,
+        "workers": list(workers),
+        "running": running,
+        "failed": failed,
+    }

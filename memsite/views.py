@@ -5,6 +5,7 @@ from rest_framework import serializers
 from rest_framework.decorators import api_view, authentication_classes, permission_classes, throttle_classes
 from rest_framework.response import Response
 
+from memsite import jobs
 from memsite.api.exceptions import envelope_response
 
 
@@ -17,6 +18,13 @@ from memsite.api.exceptions import envelope_response
             "database": serializers.CharField(),
             "pgvector": serializers.CharField(),
             "age": serializers.CharField(),
+            "queue": inline_serializer(
+                "HealthQueue",
+                {
+                    "waiting": serializers.IntegerField(),
+                    "heartbeat_age_seconds": serializers.FloatField(allow_null=True),
+                },
+            ),
             "version": serializers.CharField(),
         },
     ),
@@ -26,11 +34,17 @@ from memsite.api.exceptions import envelope_response
 @permission_classes([])
 @throttle_classes([])
 def health(request):
-    """Public and minimal: is the database reachable, and are pgvector and AGE installed."""
+    """Public and minimal: is the database reachable, are pgvector and AGE installed, do jobs run.
+
+    503 when the database or an extension is missing. When jobs wait and no worker has sent a
+    heartbeat for MEMSITE_WORKER_STALE_SECONDS, the status is "degraded" with 200: requests are
+    still served, only background work is stuck.
+    """
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT extname, extversion FROM pg_extension WHERE extname IN ('vector', 'age')")
             extensions = dict(cursor.fetchall())
+        queue = jobs.queue_health()
     except DatabaseError:
         body = {
             "status": "unavailable",
@@ -44,10 +58,11 @@ def health(request):
     age = "ok" if "age" in extensions else "missing"
     healthy = pgvector == "ok" and age == "ok"
     body = {
-        "status": "ok" if healthy else "degraded",
+        "status": "ok" if healthy and not queue["stalled"] else "degraded",
         "database": "ok",
         "pgvector": pgvector,
         "age": age,
+        "queue": {"waiting": queue["waiting"], "heartbeat_age_seconds": queue["heartbeat_age_seconds"]},
         "version": settings.VERSION,
     }
     return Response(body, status=200 if healthy else 503)

@@ -181,7 +181,9 @@ def test_resolving_a_finding_in_the_review_queue_changes_the_database(driver, li
     assert severe_errors(driver) == []
 
 
-def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(driver, live_server, curator_data):
+def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(
+    driver, live_server, curator_data, run_jobs
+):
     from selenium.webdriver.common.by import By
 
     sign_in(driver, live_server)
@@ -191,6 +193,8 @@ def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(driver, li
     driver.find_element(By.ID, "start-dry-run").click()
     wait_for(lambda: ConsolidationRun.objects.count() == before + 1, "no run was recorded")
     run = ConsolidationRun.objects.latest("started_at")
+    assert run.status == "queued"
+    run_jobs()
     wait_for(
         lambda: driver.find_elements(By.CSS_SELECTOR, f"#run-{run.pk} .status-succeeded"),
         "the page did not show the finished run",
