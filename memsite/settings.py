@@ -47,6 +47,8 @@ except ValueError as error:
     raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {error}") from None
 if _database["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (PostgreSQL with pgvector and AGE)")
+# The same PostgreSQL backend, counting queries and errors for GET /metrics.
+_database["ENGINE"] = "django_prometheus.db.backends.postgresql"
 _database["OPTIONS"] = {
     "options": "-c search_path=public,ag_catalog",
     "connect_timeout": env_int("MEMSITE_DB_CONNECT_TIMEOUT", 5, 1, 60),
@@ -70,6 +72,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "procrastinate.contrib.django",
+    "django_prometheus",
     "memsite",
     "memories",
     "graph",
@@ -78,6 +81,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memsite.middleware.RequestSizeLimitMiddleware",
@@ -88,6 +92,7 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "memsite.urls"

@@ -7,6 +7,7 @@ from memsite.api.jobs import JobView
 
 urlpatterns = [
     path("health", views.health, name="health"),
+    path("metrics", views.metrics, name="metrics"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
     path("api/jobs/<int:job_id>", JobView.as_view(), name="job"),

@@ -1,5 +1,8 @@
+import hmac
+
 from django.conf import settings
 from django.db import DatabaseError, connection
+from django_prometheus.exports import ExportToDjangoView
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, authentication_classes, permission_classes, throttle_classes
@@ -66,6 +69,18 @@ def health(request):
         "version": settings.VERSION,
     }
     return Response(body, status=200 if healthy else 503)
+
+
+def metrics(request):
+    """Prometheus metrics for staff sessions, or with `Authorization: Bearer MEMSITE_METRICS_TOKEN`."""
+    given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    token = settings.METRICS_TOKEN
+    if not (token and given and hmac.compare_digest(given, token)):
+        if not request.user.is_authenticated:
+            return envelope_response(401, "Authentication credentials were not provided")
+        if not request.user.is_staff:
+            return envelope_response(403, "Permission denied")
+    return ExportToDjangoView(request)
 
 
 def not_found(request, exception=None):

@@ -53,3 +53,10 @@ def test_the_jobs_page_is_for_staff_only(alice):
     client.force_login(alice)
     assert client.get(reverse("dashboard:jobs")).status_code == 403
     assert client.post(reverse("dashboard:retry_job", args=[1])).status_code == 403
+
+
+def test_metrics_count_the_failed_attempt_and_its_time(curator, failed_job):
+    text = curator.get("/metrics").content.decode()
+    labels = '{outcome="failed",task="quality.tasks.detect_inconsistencies"}'
+    assert f"memsite_job_attempts_total{labels} 1.0" in text
+    assert f"memsite_job_duration_seconds_total{labels}" in text
