@@ -14,7 +14,6 @@ from django.db import (
     OperationalError,
     connection,
     connections,
-    transaction,
 )
 from procrastinate import RetryStrategy
 from procrastinate.contrib.django import app
@@ -82,13 +81,13 @@ def configure_app(procrastinate_app):
 
 
 def defer(task, **kwargs):
-    """Queue `task` with these arguments in the current transaction; answers the job id.
+    """Queue `task` with these arguments; answers the job id.
 
-    The job row is written on the caller's connection, so it exists exactly when the caller's
-    transaction commits: a rolled-back store leaves no job, a committed one never loses its job.
+    The job row is written on the caller's Django connection, so inside a transaction it exists
+    exactly when that transaction commits: a rolled-back store leaves no job, a committed one
+    never loses its job.
     """
-    with transaction.atomic():
-        return task.defer(**kwargs)
+    return task.defer(**kwargs)
 
 
 def queue_health():

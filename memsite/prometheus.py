@@ -18,6 +18,14 @@ FROM memsite_joboutcome GROUP BY 1, 2
 
 
 class QueueCollector:
+    def describe(self):
+        """The metric names, without values: registering must not query the database."""
+        yield GaugeMetricFamily("memsite_jobs", "", labels=["queue", "task", "status"])
+        yield GaugeMetricFamily("memsite_jobs_waiting", "")
+        yield GaugeMetricFamily("memsite_worker_heartbeat_age_seconds", "")
+        yield CounterMetricFamily("memsite_job_attempts", "", labels=["task", "outcome"])
+        yield CounterMetricFamily("memsite_job_duration_seconds", "", labels=["task", "outcome"])
+
     def collect(self):
         try:
             with connection.cursor() as cursor:
