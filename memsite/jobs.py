@@ -13,7 +13,6 @@ from django.db import (
     InterfaceError,
     OperationalError,
     connection,
-    connections,
 )
 from procrastinate import RetryStrategy
 from procrastinate.contrib.django import app
@@ -43,8 +42,8 @@ HEARTBEAT_SQL = "SELECT extract(epoch FROM now() - max(last_heartbeat)) FROM pro
 def record_outcome(call_next, context, worker):
     """Task middleware: a JobOutcome row for each attempt of a sync task.
 
-    Sync tasks run on worker threads; each job's connections are closed when it ends, so no
-    idle thread keeps one open.
+    It runs inside Procrastinate's own Django middleware, which closes a thread's connection
+    after a job the way Django does after a request (so CONN_MAX_AGE applies).
     """
     started = time.perf_counter()
     error, result = "", None
@@ -66,7 +65,6 @@ def record_outcome(call_next, context, worker):
             )
         except DatabaseError:
             logger.exception("could not record the outcome of job %s", context.job.id)
-        connections.close_all()
 
 
 def configure_app(procrastinate_app):

@@ -1,6 +1,6 @@
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from procrastinate.contrib.django import app
 from rest_framework.test import APIClient
 
@@ -75,4 +75,8 @@ def run_jobs(transactional_db):
         with app.replace_connector(app.connector.get_worker_connector()):
             app.run_worker(wait=False, install_signal_handlers=False, listen_notify=False, **options)
 
-    return run
+    # Worker threads close their connections after each job, so none outlives the test database.
+    database = connections.settings[DEFAULT_DB_ALIAS]
+    max_age, database["CONN_MAX_AGE"] = database["CONN_MAX_AGE"], 0
+    yield run
+    database["CONN_MAX_AGE"] = max_age
