@@ -8,12 +8,7 @@ import logging
 import time
 
 from django.conf import settings
-from django.db import (
-    DatabaseError,
-    InterfaceError,
-    OperationalError,
-    connection,
-)
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
 from procrastinate import RetryStrategy
 from procrastinate.contrib.django import app
 from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateWorker
@@ -51,7 +46,7 @@ def record_outcome(call_next, context, worker):
         result = call_next()
         return result
     except Exception as exc:
-        error = f"{type(exc).__name__}: {exc}"[:2000] or type(exc).__name__
+        error = f"{type(exc).__name__}: {exc}"[:2000]
         raise
     finally:
         try:

@@ -4,13 +4,19 @@ import asyncio
 import os
 import subprocess
 import sys
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
+from django.db import connection
+from django.utils import timezone
 from procrastinate.contrib.django import app
+from procrastinate.contrib.django.models import ProcrastinateJob
 from procrastinate.periodic import PeriodicDeferrer
 
+from memsite import jobs, tasks
+from memsite.models import JobOutcome
+from quality import tasks as quality_tasks
 from quality.models import ConsolidationRun
 from tests.consolidation.conftest import make_memories
 
@@ -44,6 +50,7 @@ def test_default_schedules_are_nightly_consolidation_and_detection_and_a_sweep()
     assert "quality.tasks.scheduled_detection 0 3 * * *" in out
     assert "graph.tasks.sweep_pending_enrichment */5 * * * *" in out
     assert "memsite.tasks.retry_stalled_jobs * * * * *" in out
+    assert "memsite.tasks.prune_succeeded_jobs 15 4 * * *" in out
 
 
 def test_an_empty_consolidation_cron_turns_the_schedule_off():
@@ -77,3 +84,25 @@ def test_the_nightly_tick_queues_a_real_consolidation_that_a_worker_runs(alice, 
     run = ConsolidationRun.objects.get()
     assert (run.status, run.dry_run) == ("succeeded", False)
     assert run.phases["evaluate"]["evaluated"] == 5
+
+
+@pytest.mark.django_db(transaction=True)
+def test_succeeded_jobs_older_than_a_week_are_pruned_with_their_outcomes(alice, run_jobs):
+    old = jobs.defer(quality_tasks.evaluate_quality, owner_id=alice.pk)
+    run_jobs()
+    recent = jobs.defer(quality_tasks.evaluate_quality, owner_id=alice.pk)
+    run_jobs()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "UPDATE procrastinate_events SET at = now() - interval '8 days' WHERE job_id = %s", [old]
+        )
+    JobOutcome.objects.filter(job_id=old).update(finished_at=timezone.now() - timedelta(days=8))
+
+    jobs.defer(tasks.prune_succeeded_jobs, timestamp=0)
+    run_jobs()
+
+    remaining = set(ProcrastinateJob.objects.values_list("pk", flat=True))
+    assert old not in remaining
+    assert recent in remaining
+    assert not JobOutcome.objects.filter(job_id=old).exists()
+    assert JobOutcome.objects.filter(job_id=recent).exists()
