@@ -1,4 +1,5 @@
-# memsite: `make run` serves the service, `make test` runs the test suite.
+# memsite: `make run` serves the service and runs one job worker (Procfile), `make test` runs the
+# test suite.
 # Both set up everything first: virtualenv, requirements, the embedded PostgreSQL 17 with pgvector
 # and Apache AGE (skipped when DATABASE_URL is set), and migrations.
 
@@ -16,7 +17,7 @@ run: setup migrate
 	$(BIN)/python manage.py collectstatic --noinput -v 0
 	$(BIN)/python manage.py ensure_demo_user
 	@if [ "$$MEMSITE_SEED_DEMO" != "0" ]; then $(BIN)/python manage.py seed_demo || echo "demo data not added"; fi
-	$(BIN)/gunicorn memsite.asgi:application --worker-class uvicorn_worker.UvicornWorker --bind 127.0.0.1:8000 --workers 2 --timeout 300 --access-logfile -
+	$(BIN)/honcho start
 
 test: setup browser
 	$(BIN)/ruff check .

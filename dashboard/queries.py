@@ -239,10 +239,11 @@ def direct_links(memory_id, edges, nodes):
 
 
 def running_run(within=timedelta(hours=1)):
-    """The run in progress, if one started recently (a run whose process died stays 'running')."""
+    """The run queued or in progress, if recent (a run whose process died stays 'running')."""
     return (
         ConsolidationRun.objects.filter(
-            status=ConsolidationRun.Status.RUNNING, started_at__gte=timezone.now() - within
+            status__in=[ConsolidationRun.Status.QUEUED, ConsolidationRun.Status.RUNNING],
+            started_at__gte=timezone.now() - within,
         )
         .order_by("-started_at")
         .first()

@@ -18,4 +18,6 @@ urlpatterns = [
     path("consolidation/", views.consolidation, name="consolidation"),
     path("consolidation/start/", views.start_consolidation, name="start_consolidation"),
     path("consolidation/runs/<int:pk>/progress/", views.run_progress, name="run_progress"),
+    path("jobs/", views.jobs_page, name="jobs"),
+    path("jobs/<int:job_id>/retry/", views.retry_job, name="retry_job"),
 ]

@@ -1,13 +1,10 @@
 """Server-rendered dashboard pages for staff. Reads come from dashboard.queries, figures from
 quality.charts, and every action calls the same service as the API."""
 
-import logging
-import threading
 from functools import wraps
 
 from django.contrib import messages
 from django.contrib.auth.views import redirect_to_login
-from django.db import connection
 from django.http import JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -25,23 +22,21 @@ from dashboard.forms import (
 from memories import services as memory_services
 from memories.api import validators
 from memories.models import Memory, MemoryType
+from memsite import jobs
 from memsite.errors import DomainError
 from quality import charts
 from quality.consolidation import (
     PHASE_LABELS,
     PHASES,
     ConsolidationBusy,
+    queue_consolidation,
     recover_abandoned_runs,
     reset_boost,
-    run_consolidation,
 )
-from quality.consolidation.engine import exclusive_run
 from quality.filters import InconsistencyFilterSet
 from quality.models import ConsolidationRun, Inconsistency
 from quality.services import dismiss_inconsistency, resolve_inconsistency
 
-logger = logging.getLogger(__name__)
-RUN_START_WAIT_SECONDS = 10
 BROWSER_PAGE_SIZE = 50
 
 
@@ -277,19 +272,6 @@ def consolidation(request):
     )
 
 
-def _consolidate_in_background(dry_run, user, started):
-    """Thread body: one run with its own database connection; `started` is set once the run exists."""
-    try:
-        run_consolidation(dry_run=dry_run, started_by=user, on_phase=lambda *args: started.set())
-    except ConsolidationBusy:
-        logger.info("dashboard consolidation not started: another run holds the lock")
-    except Exception:
-        logger.exception("dashboard consolidation run failed")
-    finally:
-        started.set()
-        connection.close()
-
-
 @staff_required
 @require_POST
 def start_consolidation(request):
@@ -298,19 +280,12 @@ def start_consolidation(request):
         messages.error(request, "Choose a dry run or a real run.")
         return redirect("dashboard:consolidation")
     try:
-        with exclusive_run():
-            pass
+        queue_consolidation(dry_run=form.dry_run, started_by=request.user)
     except ConsolidationBusy as busy:
         messages.error(request, f"{busy}.")
         return redirect("dashboard:consolidation")
-    started = threading.Event()
-    worker = threading.Thread(
-        target=_consolidate_in_background, args=(form.dry_run, request.user, started), daemon=True
-    )
-    worker.start()
-    started.wait(RUN_START_WAIT_SECONDS)
     kind = "Dry run" if form.dry_run else "Consolidation run"
-    messages.success(request, f"{kind} started. This page follows its progress.")
+    messages.success(request, f"{kind} queued: a worker starts it shortly. This page follows its progress.")
     return redirect("dashboard:consolidation")
 
 
@@ -328,3 +303,18 @@ def run_progress(request, pk):
             "phases": run.phases,
         }
     )
+
+
+@staff_required
+def jobs_page(request):
+    return render(request, "dashboard/jobs.html", {"nav": "jobs", **jobs.queue_overview()})
+
+
+@staff_required
+@require_POST
+def retry_job(request, job_id):
+    if jobs.retry_failed_job(job_id):
+        messages.success(request, f"Job #{job_id} is back in the queue.")
+    else:
+        messages.error(request, f"Job #{job_id} is not a failed job.")
+    return redirect("dashboard:jobs")

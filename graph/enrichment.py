@@ -1,10 +1,12 @@
 """Automatic enrichment of stored memories: PRECEDED_BY and SIMILAR_TO edges, entity tags.
 
-`schedule(ids)` runs inside the store transaction: it marks the memories pending and registers
-`enrich(ids)` to run once that transaction has committed, in the same process, for the whole
-batch at once. Enrichment never fails a store: an error rolls back only the enrichment, which
-is recorded as failed (see `GET /enrichment/status`) and can be re-run with
-`POST /enrichment/reprocess`.
+`schedule(ids)` runs inside the store transaction: it marks the memories pending and queues one
+`graph.tasks.enrich_memories` job for the whole batch in that same transaction, so the store
+answers without waiting and a committed store always has its job. A worker then runs
+`enrich(ids)`. Enrichment never fails a store: an error rolls back only the enrichment, which is
+recorded as failed (see `GET /enrichment/status`) and can be re-run with
+`POST /enrichment/reprocess`. Transient database errors are retried by the queue first; a
+periodic sweep (`requeue_pending`) re-queues memories left pending, e.g. after a lost job.
 """
 
 import json
@@ -15,17 +17,20 @@ from datetime import timedelta
 
 from django.conf import settings
 from django.db import connection, transaction
-from django.db.models import Count, F
+from django.db.models import Count, F, Min
 from django.utils import timezone
 
 from graph.models import Enrichment, EnrichmentStatus, Origin
 from graph.services import Link, associate_memories
 from memories.models import Memory
+from memsite import jobs
 
 logger = logging.getLogger(__name__)
 PRECEDED_STRENGTH = 0.5
 ENTITY_PREFIX = "entity:"
 SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\n+")
+SWEEP_BATCH = 500
+SWEEP_LIMIT = 50_000
 
 PREVIOUS_SQL = """
 SELECT n.id, n.owner_id, p.id
@@ -68,14 +73,41 @@ WHERE m.id = v.id AND NOT m.tags @> v.tags
 
 
 def schedule(memory_ids):
-    """Mark new memories pending and enrich them after the current transaction commits."""
+    """Mark new memories pending and queue their enrichment in the current transaction."""
     if not settings.ENRICHMENT_ENABLED or not memory_ids:
         return
-    ids = list(memory_ids)
+    ids = [str(memory_id) for memory_id in memory_ids]
     Enrichment.objects.bulk_create(
         [Enrichment(memory_id=memory_id) for memory_id in ids], ignore_conflicts=True
     )
-    transaction.on_commit(lambda: enrich(ids))
+    _queue(ids)
+
+
+def _queue(ids):
+    from graph.tasks import enrich_memories
+
+    return jobs.defer(enrich_memories, memory_ids=ids)
+
+
+def requeue_pending():
+    """Queue again the memories pending for longer than ENRICHMENT_SWEEP_AFTER_SECONDS.
+
+    Their `updated_at` moves to now, so the next sweep leaves them alone while the new job waits.
+    Answers how many memories were re-queued.
+    """
+    if not settings.ENRICHMENT_ENABLED:
+        return 0
+    cutoff = timezone.now() - timedelta(seconds=settings.ENRICHMENT_SWEEP_AFTER_SECONDS)
+    with transaction.atomic():
+        stale = Enrichment.objects.select_for_update(skip_locked=True).filter(
+            status=EnrichmentStatus.PENDING, updated_at__lt=cutoff
+        )
+        oldest_first = stale.order_by("updated_at").values_list("memory_id", flat=True)
+        ids = [str(pk) for pk in oldest_first[:SWEEP_LIMIT]]
+        Enrichment.objects.filter(memory_id__in=ids).update(updated_at=timezone.now())
+        for start in range(0, len(ids), SWEEP_BATCH):
+            _queue(ids[start : start + SWEEP_BATCH])
+    return len(ids)
 
 
 def _preceded_links(ids):
@@ -195,8 +227,11 @@ def _write(links):
     return sum(len(associate_memories(owner, items, Origin.ENRICHMENT)) for owner, items in by_owner.items())
 
 
-def enrich(memory_ids):
-    """Enrich these memories now, all in one transaction; record done or failed. Never raises."""
+def enrich(memory_ids, retry_transient=False):
+    """Enrich these memories now, all in one transaction; record done or failed.
+
+    Never raises, except a transient database error when `retry_transient` (the queue retries).
+    """
     ids = [str(memory_id) for memory_id in memory_ids]
     if not ids:
         return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
@@ -208,6 +243,8 @@ def enrich(memory_ids):
                 status=EnrichmentStatus.DONE, error="", attempts=F("attempts") + 1, updated_at=timezone.now()
             )
     except Exception as error:
+        if retry_transient and isinstance(error, jobs.TRANSIENT_ERRORS):
+            raise
         logger.exception("enrichment failed for %d memories", len(ids))
         _record_failure(ids, error)
         return {"processed": len(ids), "edges": 0, "entity_tags": 0, "failed": len(ids)}
@@ -253,8 +290,11 @@ def status_for(user):
         .order_by("updated_at")
         .values_list("memory_id", flat=True)[:100]
     ]
+    oldest = mine.filter(status=EnrichmentStatus.PENDING).aggregate(at=Min("updated_at"))["at"]
+    lag = None if oldest is None else max(0.0, (timezone.now() - oldest).total_seconds())
     return {
         "enabled": settings.ENRICHMENT_ENABLED,
+        "lag_seconds": None if lag is None else round(lag, 3),
         "pending_count": counts.get(EnrichmentStatus.PENDING, 0),
         "done_count": counts.get(EnrichmentStatus.DONE, 0),
         "failed_count": counts.get(EnrichmentStatus.FAILED, 0),

@@ -16,9 +16,13 @@ from graph import age, enrichment
 from memories import embeddings
 from memories.models import Memory
 from memories.queries import NOT_FOUND
+from memsite import jobs
 from memsite.db import retry_on_conflict
 from memsite.errors import Conflict, NotFound
 from quality import metrics
+
+# POST /admin/reembed does this many ids in the request; more, or all, go to a worker.
+REEMBED_INLINE_MAX = 500
 
 QUALITY_FIELDS = [
     "confidence",
@@ -299,6 +303,14 @@ UPDATE memories_memory AS m SET embedding = v.embedding::vector
 FROM unnest(%s::uuid[], %s::text[]) AS v(id, embedding)
 WHERE m.id = v.id
 """
+
+
+def queue_reembed(memory_ids, batch_size):
+    """Queue re-embedding of these memories (all when None) for a worker; answers the job id."""
+    from memories.tasks import reembed_memories as task
+
+    ids = None if memory_ids is None else [str(pk) for pk in memory_ids]
+    return jobs.defer(task, memory_ids=ids, batch_size=batch_size)
 
 
 def reembed_memories(queryset, batch_size=None, progress=None):

@@ -6,6 +6,7 @@ stops the service at start-up instead of being silently replaced.
 
 import os
 
+from croniter import croniter
 from django.core.exceptions import ImproperlyConfigured
 
 TRUE = {"1", "true", "yes", "on"}
@@ -65,4 +66,20 @@ def env_choice(name, default, choices):
     value = os.environ.get(name) or default
     if value not in choices:
         raise ImproperlyConfigured(f"{name} must be one of {', '.join(choices)} (got {value!r})")
+    return value
+
+
+def env_cron(name, default):
+    """A five-field cron expression, or None when the variable is set but empty (the schedule is off)."""
+    raw = os.environ.get(name)
+    if raw is None:
+        return default
+    value = " ".join(raw.split())
+    if not value:
+        return None
+    if len(value.split()) != 5 or not croniter.is_valid(value):
+        raise ImproperlyConfigured(
+            f"{name} must be a five-field cron expression such as '30 3 * * *', "
+            f"or empty for off (got {raw!r})"
+        )
     return value

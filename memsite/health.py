@@ -1,15 +1,23 @@
-"""Is the service healthy: the database reachable, pgvector and AGE installed."""
+"""Is the service healthy: the database reachable, pgvector and AGE installed, background jobs run."""
 
 from django.conf import settings
 from django.db import DatabaseError, connection
 
+from memsite import jobs
+
 
 def service_health():
-    """The health report; its `status` is "ok", "degraded" (an extension missing) or "unavailable"."""
+    """The health report; `status` is "ok", "degraded" or "unavailable".
+
+    "unavailable": the database cannot be reached. "degraded": pgvector or AGE is missing, or jobs
+    wait and no worker has sent a heartbeat for MEMSITE_WORKER_STALE_SECONDS (requests are still
+    served, only background work is stuck). `serving` says whether requests can be answered.
+    """
     try:
         with connection.cursor() as cursor:
             cursor.execute("SELECT extname, extversion FROM pg_extension WHERE extname IN ('vector', 'age')")
             extensions = dict(cursor.fetchall())
+        queue = jobs.queue_health()
     except DatabaseError:
         return {
             "status": "unavailable",
@@ -20,10 +28,17 @@ def service_health():
         }
     pgvector = "ok" if "vector" in extensions else "missing"
     age = "ok" if "age" in extensions else "missing"
+    extensions_ok = pgvector == "ok" and age == "ok"
     return {
-        "status": "ok" if pgvector == "ok" and age == "ok" else "degraded",
+        "status": "ok" if extensions_ok and not queue["stalled"] else "degraded",
         "database": "ok",
         "pgvector": pgvector,
         "age": age,
+        "queue": {"waiting": queue["waiting"], "heartbeat_age_seconds": queue["heartbeat_age_seconds"]},
         "version": settings.VERSION,
     }
+
+
+def is_serving(report):
+    """Whether requests can be answered: the database is reachable and both extensions are there."""
+    return report["database"] == "ok" and report["pgvector"] == "ok" and report["age"] == "ok"

@@ -67,3 +67,20 @@ class RateCounter(models.Model):
 
     def __str__(self):
         return f"{self.scope} {self.ident} @{self.window}: {self.count}"
+class JobOutcome(models.Model):
+    """One attempt of a background job: how long it ran and, when it failed, why.
+
+    Procrastinate keeps each job's status; this keeps what its tables do not: durations for
+    /metrics and the error a failed job ended with, for the Jobs page.
+    """
+
+    job_id = models.BigIntegerField(db_index=True)
+    task_name = models.CharField(max_length=128)
+    attempt = models.PositiveIntegerField()
+    finished_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    duration_ms = models.PositiveIntegerField()
+    error = models.TextField(blank=True, default="")
+    result = models.JSONField(null=True, blank=True, help_text="what the job answered, when it succeeded")
+
+    def __str__(self):
+        return f"job {self.job_id} attempt {self.attempt} ({'failed' if self.error else 'succeeded'})"

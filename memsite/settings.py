@@ -10,6 +10,7 @@ from django.core.exceptions import ImproperlyConfigured
 from memsite.env import (
     env_bool,
     env_choice,
+    env_cron,
     env_float,
     env_int,
     env_list,
@@ -47,6 +48,8 @@ except ValueError as error:
     raise ImproperlyConfigured(f"DATABASE_URL is not a valid database URL: {error}") from None
 if _database["ENGINE"] != "django.db.backends.postgresql":
     raise ImproperlyConfigured("DATABASE_URL must be a postgres:// URL (PostgreSQL with pgvector and AGE)")
+# The same PostgreSQL backend, counting queries and errors for GET /metrics.
+_database["ENGINE"] = "django_prometheus.db.backends.postgresql"
 _database["OPTIONS"] = {
     "options": "-c search_path=public,ag_catalog",
     "connect_timeout": env_int("MEMSITE_DB_CONNECT_TIMEOUT", 5, 1, 60),
@@ -70,6 +73,8 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "django_filters",
     "axes",
+    "procrastinate.contrib.django",
+    "django_prometheus",
     "memsite",
     "memories",
     "graph",
@@ -79,6 +84,7 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    "django_prometheus.middleware.PrometheusBeforeMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memsite.middleware.RequestSizeLimitMiddleware",
@@ -90,6 +96,7 @@ MIDDLEWARE = [
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "axes.middleware.AxesMiddleware",
+    "django_prometheus.middleware.PrometheusAfterMiddleware",
 ]
 
 ROOT_URLCONF = "memsite.urls"
@@ -255,7 +262,20 @@ RETENTION_LOW_MIN_DAYS = env_int("MCP_QUALITY_RETENTION_LOW_MIN", 30, 1, 36500)
 RETENTION_LOW_MAX_DAYS = env_int("MCP_QUALITY_RETENTION_LOW_MAX", 90, 1, 36500)
 if RETENTION_LOW_MIN_DAYS > RETENTION_LOW_MAX_DAYS:
     raise ImproperlyConfigured("MCP_QUALITY_RETENTION_LOW_MIN must not exceed MCP_QUALITY_RETENTION_LOW_MAX")
-CONSOLIDATION_SCHEDULE_HOURS = env_int("MEMSITE_CONSOLIDATION_SCHEDULE_HOURS", 0, 0, 8760)
+
+# --- Background jobs (Procrastinate, in the same database) and their schedules ---
+# Each schedule is a five-field cron expression in UTC; an empty value turns it off.
+CONSOLIDATION_CRON = env_cron("MEMSITE_CONSOLIDATION_CRON", "30 3 * * *")
+DETECTION_CRON = env_cron("MEMSITE_DETECTION_CRON", "0 3 * * *")
+ENRICHMENT_SWEEP_CRON = env_cron("MEMSITE_ENRICHMENT_SWEEP_CRON", "*/5 * * * *")
+# A memory still pending this long after its store is re-queued by the sweep.
+ENRICHMENT_SWEEP_AFTER_SECONDS = env_int("MEMSITE_ENRICHMENT_SWEEP_AFTER_SECONDS", 120, 10, 86400)
+# /health says "degraded" when jobs wait and no worker has sent a heartbeat for this long.
+WORKER_STALE_SECONDS = env_int("MEMSITE_WORKER_STALE_SECONDS", 180, 30, 86400)
+# Bearer token for GET /metrics (staff sessions are always let in); empty = staff only.
+METRICS_TOKEN = env_str("MEMSITE_METRICS_TOKEN")
+# Worker defaults (heartbeat, outcome recording) are set when the job app is ready.
+PROCRASTINATE_ON_APP_READY = "memsite.jobs.configure_app"
 
 # --- Association discovery (consolidation phase before the boost) ---
 DISCOVERY_ENABLED = env_bool("MEMSITE_DISCOVERY_ENABLED", True)
@@ -281,6 +301,11 @@ LOGGING = {
     "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
     "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
-    # The MCP SDK logs every stateless request's end at INFO.
-    "loggers": {"mcp.server.streamable_http": {"level": "WARNING"}},
+    "loggers": {
+        # The MCP SDK logs every stateless request's end at INFO.
+        "mcp.server.streamable_http": {"level": "WARNING"},
+        # Task registration is logged by every process at start-up; jobs are logged by the worker.
+        "procrastinate.blueprints": {"level": "WARNING"},
+        "procrastinate.periodic": {"level": "WARNING"},
+    },
 }

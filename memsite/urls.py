@@ -3,11 +3,14 @@ from django.urls import include, path
 from drf_spectacular.views import SpectacularAPIView, SpectacularSwaggerView
 
 from memsite import views
+from memsite.api.jobs import JobView
 
 urlpatterns = [
     path("health", views.health, name="health"),
+    path("metrics", views.metrics, name="metrics"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),
     path("api/docs/", SpectacularSwaggerView.as_view(url_name="schema"), name="docs"),
+    path("api/jobs/<int:job_id>", JobView.as_view(), name="job"),
     path("", include("memories.api.urls")),
     path("", include("graph.api.urls")),
     path("api/", include("quality.api.urls")),

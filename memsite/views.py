@@ -1,10 +1,14 @@
+import hmac
+
+from django.conf import settings
+from django_prometheus.exports import ExportToDjangoView
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
 from rest_framework.decorators import api_view, authentication_classes, permission_classes, throttle_classes
 from rest_framework.response import Response
 
 from memsite.api.exceptions import envelope_response
-from memsite.health import service_health
+from memsite.health import is_serving, service_health
 
 
 @extend_schema(
@@ -16,6 +20,13 @@ from memsite.health import service_health
             "database": serializers.CharField(),
             "pgvector": serializers.CharField(),
             "age": serializers.CharField(),
+            "queue": inline_serializer(
+                "HealthQueue",
+                {
+                    "waiting": serializers.IntegerField(),
+                    "heartbeat_age_seconds": serializers.FloatField(allow_null=True),
+                },
+            ),
             "version": serializers.CharField(),
         },
     ),
@@ -25,9 +36,24 @@ from memsite.health import service_health
 @permission_classes([])
 @throttle_classes([])
 def health(request):
-    """Public and minimal: is the database reachable, and are pgvector and AGE installed."""
+    """Public and minimal: is the database reachable, are pgvector and AGE installed, do jobs run.
+
+    503 when requests cannot be served; "degraded" with 200 when only background work is stuck.
+    """
     body = service_health()
-    return Response(body, status=200 if body["status"] == "ok" else 503)
+    return Response(body, status=200 if is_serving(body) else 503)
+
+
+def metrics(request):
+    """Prometheus metrics for staff sessions, or with `Authorization: Bearer MEMSITE_METRICS_TOKEN`."""
+    given = request.headers.get("Authorization", "").removeprefix("Bearer ").strip()
+    token = settings.METRICS_TOKEN
+    if not (token and given and hmac.compare_digest(given, token)):
+        if not request.user.is_authenticated:
+            return envelope_response(401, "Authentication credentials were not provided")
+        if not request.user.is_staff:
+            return envelope_response(403, "Permission denied")
+    return ExportToDjangoView(request)
 
 
 def not_found(request, exception=None):

@@ -40,6 +40,7 @@ class QualityAssessment(models.Model):
 
 class ConsolidationRun(models.Model):
     class Status(models.TextChoices):
+        QUEUED = "queued"
         RUNNING = "running"
         SUCCEEDED = "succeeded"
         FAILED = "failed"

@@ -12,7 +12,9 @@ from graph.services import Link, associate_memories
 from memories import embeddings
 from memories.models import Memory
 from memories.services import archive_memory, corroborate_memory
+from memsite import jobs
 from memsite.errors import Conflict, Invalid, NotFound
+from quality import tasks
 from quality.detection import detect_inconsistencies
 from quality.metrics import evaluate_memories
 from quality.models import Inconsistency, Trigger
@@ -58,6 +60,11 @@ def evaluate_quality(owner, memory_ids=None, query=""):
 def detect_for_owner(owner):
     """Run detection over one owner's memories; answers the run's summary."""
     return detect_inconsistencies(owner).as_dict()
+
+
+def queue_detection(owner):
+    """Queue detection over one owner's memories; answers the job id."""
+    return jobs.defer(tasks.detect_inconsistencies, owner_id=owner.pk)
 
 
 def _close(finding, status, resolution, user):

@@ -1,8 +1,16 @@
 import pytest
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+from procrastinate.contrib.django import app
 from rest_framework.test import APIClient
 
+from graph import age
 from memsite.models import ApiToken
 from tests.factories import UserFactory
+
+QUEUE_TRUNCATE = (
+    "TRUNCATE procrastinate_jobs, procrastinate_events, procrastinate_periodic_defers, "
+    "procrastinate_workers CASCADE"
+)
 
 
 def client_for(user):
@@ -45,3 +53,26 @@ def staff_client(staff):
 @pytest.fixture
 def anon_client():
     return APIClient()
+
+
+@pytest.fixture
+def run_jobs(transactional_db):
+    """Run the queued jobs with a real Procrastinate worker in this process, until none is left.
+
+    Jobs are written in the store's transaction and read by the worker on its own connections,
+    so tests that use it commit (transaction=True). The flush between such tests empties the
+    project's tables but neither the AGE graph nor the queue's tables: both start empty here.
+    """
+    age.rebuild_from_tables()
+    with connection.cursor() as cursor:
+        cursor.execute(QUEUE_TRUNCATE)
+
+    def run(**options):
+        with app.replace_connector(app.connector.get_worker_connector()):
+            app.run_worker(wait=False, install_signal_handlers=False, listen_notify=False, **options)
+
+    # Worker threads close their connections after each job, so none outlives the test database.
+    database = connections.settings[DEFAULT_DB_ALIAS]
+    max_age, database["CONN_MAX_AGE"] = database["CONN_MAX_AGE"], 0
+    yield run
+    database["CONN_MAX_AGE"] = max_age

@@ -13,6 +13,7 @@ from memories import queries, recall, services
 from memories.api import serializers as s
 from memories.api import validators
 from memories.models import Memory, MemoryType
+from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
 from memsite.api.schema import TIMESTAMP
 from memsite.errors import DomainError
@@ -312,12 +313,15 @@ class ReembedView(APIView):
 
     @extend_schema(
         summary="Recompute vectors (staff)",
-        description="Re-embeds the given memories (any owner) or all of them, in batches. Large "
-        "collections are better served by `manage.py reembed`.",
+        description="Re-embeds the given memories (any owner) or all of them, in batches. Up to "
+        f"{services.REEMBED_INLINE_MAX} ids are done in the request (200 with the summary); `all` "
+        "or more ids are queued for a worker: 202 with the job id and where to poll it.",
         request=s.ReembedInputSerializer,
-        responses=s.ReembedResponseSerializer,
+        responses={200: s.ReembedResponseSerializer, 202: JobAcceptedSerializer},
     )
     def post(self, request):
         ids, batch_size = validators.parse_reembed(json_body(request))
-        memories = Memory.objects.all() if ids is None else Memory.objects.filter(pk__in=ids)
+        if ids is None or len(ids) > services.REEMBED_INLINE_MAX:
+            return accepted(services.queue_reembed(ids, batch_size))
+        memories = Memory.objects.filter(pk__in=ids)
         return Response({"status": "success", **services.reembed_memories(memories, batch_size)})

@@ -5,21 +5,22 @@ a boost is for the memory's owner.
 """
 
 from drf_spectacular.utils import OpenApiResponse, extend_schema
-from rest_framework import serializers, status
+from rest_framework import serializers
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
 from memsite.api.fields import JsonBooleanField
+from memsite.api.jobs import accepted
 from memsite.api.pagination import Pagination
 from memsite.errors import Conflict, Invalid, NotFound
 from quality.consolidation import (
     PHASES,
     ConsolidationBusy,
+    queue_consolidation,
     recover_abandoned_runs,
     reset_boost,
-    run_consolidation,
 )
 from quality.models import ConsolidationRun
 
@@ -73,6 +74,13 @@ class RunResponseSerializer(serializers.Serializer):
     run = ConsolidationRunSerializer()
 
 
+class RunAcceptedSerializer(serializers.Serializer):
+    status = serializers.CharField(help_text="accepted")
+    job_id = serializers.IntegerField()
+    poll = serializers.CharField(help_text="the run's own URL: follow its status and phase there")
+    run = ConsolidationRunSerializer()
+
+
 class RunListSerializer(serializers.Serializer):
     status = serializers.CharField()
     count = serializers.IntegerField()
@@ -101,19 +109,21 @@ class ConsolidationRunView(APIView):
         summary="Run consolidation",
         description="Re-evaluates quality, applies the association boost, scores relevance, archives "
         "by quality-based retention, runs auto-cleanup and takes a snapshot, over every live memory. "
-        "`dry_run` (default true) records what would change and changes nothing. One run at a "
-        "time: 409 while another is in progress. Staff only.",
+        "`dry_run` (default true) records what would change and changes nothing. The run is queued "
+        "for a worker: 202 with the queued run and the URL to poll. One run at a time: 409 while "
+        "another is queued or in progress. Staff only.",
         request=RunRequestSerializer,
-        responses={201: RunResponseSerializer, 409: OpenApiResponse(description=ConsolidationBusy.__doc__)},
+        responses={202: RunAcceptedSerializer, 409: OpenApiResponse(description=ConsolidationBusy.__doc__)},
     )
     def post(self, request):
         params = _validated(RunRequestSerializer, request.data)
         try:
-            run = run_consolidation(dry_run=params["dry_run"], started_by=request.user)
+            run, job_id = queue_consolidation(dry_run=params["dry_run"], started_by=request.user)
         except ConsolidationBusy as busy:
             raise Conflict(str(busy)) from None
-        body = {"status": "success", "run": ConsolidationRunSerializer(run).data}
-        return Response(body, status=status.HTTP_201_CREATED)
+        return accepted(
+            job_id, poll=f"/api/consolidation/runs/{run.pk}", run=ConsolidationRunSerializer(run).data
+        )
 
 
 class ConsolidationRunListView(APIView):

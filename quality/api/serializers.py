@@ -216,16 +216,6 @@ class EvaluateResponseSerializer(serializers.Serializer):
     memories = serializers.ListField(child=serializers.DictField())
 
 
-class DetectResponseSerializer(serializers.Serializer):
-    status = serializers.CharField()
-    scanned = serializers.IntegerField()
-    found = serializers.DictField(child=serializers.IntegerField())
-    created = serializers.IntegerField()
-    no_longer_detected = serializers.IntegerField()
-    reevaluated = serializers.IntegerField()
-    timings_ms = serializers.DictField(child=serializers.IntegerField())
-
-
 class TrendsSerializer(serializers.Serializer):
     days = serializers.IntegerField()
     since = serializers.DateTimeField()

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
+from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
 from quality import queries, services
 from quality.api import serializers as s
@@ -166,14 +167,15 @@ class InconsistencyDetailView(APIView):
 class DetectView(APIView):
     @extend_schema(
         summary="Detect inconsistencies",
-        description="Runs detection over your live memories: duplicates and contradictions among "
+        description="Queues detection over your live memories: duplicates and contradictions among "
         "each memory's nearest neighbours and CONTRADICTS links, outdated and low-confidence "
-        "memories. Idempotent; dismissed findings stay dismissed.",
+        "memories. Idempotent; dismissed findings stay dismissed. Answers 202 with the job id; "
+        "`GET /api/jobs/<id>` gives its status and, once it succeeded, the run's summary.",
         request=None,
-        responses=s.DetectResponseSerializer,
+        responses={202: JobAcceptedSerializer},
     )
     def post(self, request):
-        return Response({"status": "success", **services.detect_for_owner(request.user)})
+        return accepted(services.queue_detection(request.user))
 
 
 class ResolveView(APIView):

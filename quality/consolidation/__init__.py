@@ -7,6 +7,7 @@ from quality.consolidation.engine import (
     PHASES,
     ConsolidationBusy,
     current_parameters,
+    queue_consolidation,
     recover_abandoned_runs,
     run_consolidation,
 )
@@ -29,6 +30,7 @@ __all__ = [
     "current_parameters",
     "relevance_phase",
     "recover_abandoned_runs",
+    "queue_consolidation",
     "reset_boost",
     "reset_boosts",
     "retention_phase",

@@ -165,18 +165,64 @@ def _run_phases(run, progress, on_phase):
     progress.save()
 
 
-def run_consolidation(dry_run=True, started_by=None, on_phase=None):
+def _is_running():
+    try:
+        with exclusive_run():
+            return False
+    except ConsolidationBusy:
+        return True
+
+
+def queue_consolidation(dry_run=True, started_by=None):
+    """Record a queued run and queue its job, in one transaction; answers (run, job id).
+
+    Raises ConsolidationBusy when a run is already queued or running.
+    """
+    from procrastinate.exceptions import AlreadyEnqueued
+
+    from quality.tasks import consolidate
+
+    if _is_running():
+        raise ConsolidationBusy(BUSY_MESSAGE)
+    try:
+        with transaction.atomic():
+            run = ConsolidationRun.objects.create(
+                status=ConsolidationRun.Status.QUEUED,
+                dry_run=dry_run,
+                started_by=started_by,
+                parameters=current_parameters(),
+            )
+            job_id = consolidate.defer(run_id=run.pk)
+    except AlreadyEnqueued:
+        raise ConsolidationBusy(BUSY_MESSAGE) from None
+    return run, job_id
+
+
+def _start(run_id, dry_run, started_by):
+    """The queued run `run_id` (its job runs it now), or a new run."""
+    if run_id is None:
+        return ConsolidationRun.objects.create(
+            dry_run=dry_run, started_by=started_by, parameters=current_parameters(), phase=PHASES[0][0]
+        )
+    run = ConsolidationRun.objects.get(pk=run_id)
+    run.status, run.started_at, run.finished_at = ConsolidationRun.Status.RUNNING, timezone.now(), None
+    run.phase, run.phases, run.error = PHASES[0][0], {}, ""
+    run.parameters = current_parameters()
+    run.save(update_fields=["status", "started_at", "finished_at", "phase", "phases", "error", "parameters"])
+    return run
+
+
+def run_consolidation(dry_run=True, started_by=None, on_phase=None, run_id=None):
     """Run the phases over every live memory and return the finished ConsolidationRun.
 
     `dry_run` computes and records what would change and changes nothing. Raises
     ConsolidationBusy when another run is in progress. `on_phase(run, index, name, label)` is
-    called as each phase starts (progress display).
+    called as each phase starts (progress display). `run_id` runs a queued run (its own
+    `dry_run` and `started_by` apply); a run again after its worker died starts over.
     """
     with exclusive_run():
         _fail_abandoned_runs()
-        run = ConsolidationRun.objects.create(
-            dry_run=dry_run, started_by=started_by, parameters=current_parameters(), phase=PHASES[0][0]
-        )
+        run = _start(run_id, dry_run, started_by)
         progress = _RunProgress(run)
         try:
             _run_phases(run, progress, on_phase)
@@ -196,7 +242,7 @@ def run_consolidation(dry_run=True, started_by=None, on_phase=None):
         run.save(update_fields=["status", "finished_at", "phase", "phases"])
     logger.info(
         "consolidation %s #%s finished: %s",
-        "dry run" if dry_run else "run",
+        "dry run" if run.dry_run else "run",
         run.pk,
         json.dumps(run.phases),
     )

@@ -24,7 +24,7 @@
         var share = run.phases_total ? run.phases_done / run.phases_total : 0;
         bar.style.width = Math.max(5, Math.round(share * 100)) + "%";
         phase.textContent = "phase: " + (run.phase || "starting") + " (" + run.phases_done + " of " + run.phases_total + " done)";
-        if (run.status === "running") {
+        if (run.status === "running" || run.status === "queued") {
           window.setTimeout(poll, 1000);
         } else {
           window.location.reload();

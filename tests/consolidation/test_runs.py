@@ -1,7 +1,7 @@
 """Whole consolidation runs: dry run, real run, the run record, the command and the API."""
 
 import pytest
-from django.core.management import CommandError, call_command
+from django.core.management import call_command
 from django.db import connections
 
 from memories.models import Memory
@@ -102,11 +102,20 @@ def test_a_run_while_the_lock_is_held_elsewhere_is_refused(alice, staff_client):
     assert not ConsolidationRun.objects.exists()
 
 
-def test_the_api_starts_a_dry_run_by_default(staff_client, corpus):
+@pytest.mark.django_db(transaction=True)
+def test_the_api_queues_a_dry_run_by_default_and_a_worker_runs_it(staff_client, corpus, run_jobs):
     response = staff_client.post("/api/consolidation/run", {}, format="json")
 
-    assert response.status_code == 201
-    run = response.json()["run"]
+    assert response.status_code == 202
+    body = response.json()
+    assert body["status"] == "accepted"
+    assert (body["run"]["status"], body["run"]["dry_run"]) == ("queued", True)
+    assert body["poll"] == f"/api/consolidation/runs/{body['run']['id']}"
+    assert staff_client.get(f"/api/jobs/{body['job_id']}").json()["job"]["status"] == "todo"
+
+    run_jobs()
+
+    run = staff_client.get(body["poll"]).json()["run"]
     assert run["dry_run"] is True
     assert run["status"] == "succeeded"
     assert run["started_by"] == "curator"
@@ -114,14 +123,27 @@ def test_the_api_starts_a_dry_run_by_default(staff_client, corpus):
     assert run["phases"]["boost"]["applied"] == 1
     assert run["parameters"]["quality_boost_factor"] == 1.2
     assert not Memory.objects.filter(quality_boost_applied=True).exists()
+    assert ConsolidationRun.objects.count() == 1
 
 
-def test_the_api_applies_when_asked(staff_client, corpus):
+@pytest.mark.django_db(transaction=True)
+def test_the_api_applies_when_asked(staff_client, corpus, run_jobs):
     response = staff_client.post("/api/consolidation/run", {"dry_run": False}, format="json")
 
-    assert response.status_code == 201
+    assert response.status_code == 202
     assert response.json()["run"]["dry_run"] is False
+    run_jobs()
     assert Memory.objects.filter(quality_boost_applied=True).count() == 1
+
+
+def test_a_second_run_requested_while_one_is_queued_gets_409(staff_client):
+    assert staff_client.post("/api/consolidation/run", {}, format="json").status_code == 202
+
+    response = staff_client.post("/api/consolidation/run", {"dry_run": False}, format="json")
+
+    assert response.status_code == 409
+    assert response.json()["message"] == "A consolidation run is already in progress"
+    assert list(ConsolidationRun.objects.values_list("status", "dry_run")) == [("queued", True)]
 
 
 def test_the_api_rejects_a_bad_dry_run_value(staff_client):
@@ -184,13 +206,6 @@ def test_the_command_applies_with_apply(corpus, capsys):
 
     assert "Run #" in capsys.readouterr().out
     assert Memory.objects.filter(quality_boost_applied=True).count() == 1
-
-
-def test_the_schedule_is_off_by_default(settings):
-    settings.CONSOLIDATION_SCHEDULE_HOURS = 0
-
-    with pytest.raises(CommandError, match="MEMSITE_CONSOLIDATION_SCHEDULE_HOURS"):
-        call_command("consolidate", "--every")
 
 
 def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch, corpus):

@@ -3,6 +3,7 @@ from django.contrib.messages import get_messages
 from django.db import DEFAULT_DB_ALIAS, connections
 from django.test import Client
 from django.urls import reverse
+from procrastinate.contrib.django.models import ProcrastinateJob
 
 from graph.models import Association
 from quality.consolidation.engine import LOCK_KEY
@@ -98,6 +99,17 @@ def test_an_unknown_run_mode_starts_nothing(curator, curation_data):
     response = curator.post(reverse("dashboard:start_consolidation"), {"mode": "everything"})
     assert response.status_code == 302
     assert [str(m) for m in get_messages(response.wsgi_request)] == ["Choose a dry run or a real run."]
+
+
+def test_the_start_button_queues_a_run_for_a_worker(curator, db):
+    response = curator.post(reverse("dashboard:start_consolidation"), {"mode": "dry_run"})
+    assert response.status_code == 302
+    run = ConsolidationRun.objects.get()
+    assert (run.status, run.dry_run) == ("queued", True)
+    job = ProcrastinateJob.objects.get(task_name="quality.tasks.consolidate")
+    assert (job.status, job.args) == ("todo", {"run_id": run.pk})
+    page = curator.get(reverse("dashboard:consolidation")).content.decode()
+    assert f"Run #{run.pk} is queued (dry run)" in page
 
 
 def test_the_progress_endpoint_reports_a_runs_phases(curator, curation_data):

@@ -2,7 +2,10 @@
 that the browser logged no error, then resolve a finding and start a dry run through the UI."""
 
 import pytest
+from procrastinate.contrib.django.models import ProcrastinateJob
 
+from memsite import jobs
+from quality import tasks as quality_tasks
 from quality.models import ConsolidationRun, Inconsistency
 from tests.dashboard.browser import (
     curator_data,
@@ -33,6 +36,7 @@ def test_a_curator_opens_every_page_and_every_chart_renders(driver, live_server,
         "memory-hub": (f"/dashboard/memories/{hub.pk}/", ["chart-memory-dimensions", "chart-network"]),
         "memory-contradicted": (f"/dashboard/memories/{online.pk}/", ["chart-memory-dimensions"]),
         "consolidation": ("/dashboard/consolidation/", ["chart-run-phases"]),
+        "jobs": ("/dashboard/jobs/", []),
     }
     for name, (path, expected) in pages.items():
         charts = open_page(driver, f"{live_server.url}{path}", name)
@@ -57,7 +61,9 @@ def test_resolving_a_finding_in_the_review_queue_changes_the_database(driver, li
     assert severe_errors(driver) == []
 
 
-def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(driver, live_server, curator_data):
+def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(
+    driver, live_server, curator_data, run_jobs
+):
     from selenium.webdriver.common.by import By
 
     sign_in(driver, live_server)
@@ -67,6 +73,8 @@ def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(driver, li
     driver.find_element(By.ID, "start-dry-run").click()
     wait_for(lambda: ConsolidationRun.objects.count() == before + 1, "no run was recorded")
     run = ConsolidationRun.objects.latest("started_at")
+    assert run.status == "queued"
+    run_jobs()
     wait_for(
         lambda: driver.find_elements(By.CSS_SELECTOR, f"#run-{run.pk} .status-succeeded"),
         "the page did not show the finished run",
@@ -78,4 +86,19 @@ def test_a_dry_run_started_from_the_page_finishes_and_changes_nothing(driver, li
     hub_after = type(hub).objects.get(pk=hub.pk)
     assert hub_after.quality_score == pytest.approx(hub.quality_score)
     open_page(driver, f"{live_server.url}/dashboard/consolidation/", "consolidation-after-dry-run")
+    assert severe_errors(driver) == []
+
+
+def test_a_failed_job_is_retried_from_the_jobs_page(driver, live_server, curator_data, run_jobs):
+    from selenium.webdriver.common.by import By
+
+    job_id = jobs.defer(quality_tasks.detect_inconsistencies, owner_id=987654)  # no such owner: it fails
+    run_jobs()
+    sign_in(driver, live_server)
+    open_page(driver, f"{live_server.url}/dashboard/jobs/", "jobs-failed")
+    row = driver.find_element(By.ID, f"job-{job_id}")
+    assert "DoesNotExist" in row.text
+    row.find_element(By.ID, f"retry-{job_id}").click()
+    wait_for(lambda: driver.find_elements(By.CSS_SELECTOR, ".message.success"), "no confirmation shown")
+    assert ProcrastinateJob.objects.get(pk=job_id).status == "todo"
     assert severe_errors(driver) == []

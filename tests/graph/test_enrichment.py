@@ -2,6 +2,7 @@ from datetime import timedelta
 
 import pytest
 from django.utils import timezone
+from procrastinate.contrib.django.models import ProcrastinateJob
 
 from graph import enrichment
 from graph.models import Association, Enrichment
@@ -11,16 +12,18 @@ DEPLOY = "The deploy pipeline failed because the Docker image was too large."
 DEPLOY_AGAIN = "Our deploy pipeline failed since the Docker image was far too large."
 
 
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
 @pytest.fixture
-def store(alice_client, django_capture_on_commit_callbacks):
-    """POST /memory and run what the store scheduled after its commit."""
+def store(alice_client, run_jobs):
+    """POST /memory, then let a worker run the enrichment job the store queued."""
 
     def post(content, tags=(), **extra):
-        with django_capture_on_commit_callbacks(execute=True):
-            response = alice_client.post(
-                "/memory", {"content": content, "tags": list(tags), **extra}, format="json"
-            )
+        body = {"content": content, "tags": list(tags), **extra}
+        response = alice_client.post("/memory", body, format="json")
         assert response.status_code == 201, response.content
+        run_jobs()
         return Memory.objects.get(pk=response.json()["memory_id"])
 
     return post
@@ -76,15 +79,16 @@ def test_proper_names_ignore_sentence_starts_but_know_existing_entities():
     assert enrichment.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
 
 
-def test_a_batch_store_is_enriched_in_bulk(alice_client, django_capture_on_commit_callbacks):
-    with django_capture_on_commit_callbacks(execute=True) as callbacks:
-        response = alice_client.post(
-            "/memory/batch",
-            {"memories": [{"content": DEPLOY, "tags": ["ci"]}, {"content": DEPLOY_AGAIN, "tags": ["ci"]}]},
-            format="json",
-        )
+def test_a_batch_store_is_enriched_in_bulk(alice_client, run_jobs):
+    response = alice_client.post(
+        "/memory/batch",
+        {"memories": [{"content": DEPLOY, "tags": ["ci"]}, {"content": DEPLOY_AGAIN, "tags": ["ci"]}]},
+        format="json",
+    )
     assert response.status_code in (200, 201), response.content
-    assert len(callbacks) == 1
+    assert ProcrastinateJob.objects.filter(task_name="graph.tasks.enrich_memories").count() == 1
+    assert set(Enrichment.objects.values_list("status", flat=True)) == {"pending"}
+    run_jobs()
     assert len(edges("SIMILAR_TO")) == 1
     assert set(Enrichment.objects.values_list("status", flat=True)) == {"done"}
 

@@ -6,7 +6,7 @@ from django.utils import timezone
 from graph.models import Association
 from tests.memories.conftest import recall
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)
 
 CONVERSATION = [
     "Caroline said she adopted a rescue greyhound named Biscuit",
@@ -17,21 +17,21 @@ LONE = "The weather in Lisbon was sunny all week"
 
 
 @pytest.fixture
-def conversation(alice_client, django_capture_on_commit_callbacks):
+def conversation(alice_client, run_jobs):
     """Three turns in one scope (linked by enrichment with PRECEDED_BY) and one lone memory."""
     now = timezone.now()
     ids = {}
     for hours, content, tag in [(4, LONE, "travel")] + [
         (3 - n, turn, "chat-1") for n, turn in enumerate(CONVERSATION)
     ]:
-        with django_capture_on_commit_callbacks(execute=True):
-            response = alice_client.post(
-                "/memory",
-                {"content": content, "tags": [tag], "timestamp": (now - timedelta(hours=hours)).isoformat()},
-                format="json",
-            )
+        response = alice_client.post(
+            "/memory",
+            {"content": content, "tags": [tag], "timestamp": (now - timedelta(hours=hours)).isoformat()},
+            format="json",
+        )
         assert response.status_code == 201, response.content
         ids[content] = response.json()["memory_id"]
+        run_jobs()
     return ids
 
 

@@ -34,8 +34,21 @@ def test_reembed_endpoint_for_staff_recomputes_given_ids(staff_client, scrambled
     assert np.allclose(Memory.objects.get(pk=scrambled).embedding, expected(scrambled), atol=1e-5)
 
 
-def test_reembed_endpoint_can_do_all(staff_client, scrambled):
-    assert staff_client.post("/admin/reembed", {"all": True}, format="json").json()["reembedded"] == 1
+@pytest.mark.django_db(transaction=True)
+def test_reembed_of_all_memories_answers_202_and_a_worker_does_it(staff_client, scrambled, run_jobs):
+    response = staff_client.post("/admin/reembed", {"all": True}, format="json")
+    assert response.status_code == 202
+    body = response.json()
+    assert body["status"] == "accepted"
+    assert body["poll"] == f"/api/jobs/{body['job_id']}"
+    assert staff_client.get(body["poll"]).json()["job"]["status"] == "todo"
+
+    run_jobs()
+
+    job = staff_client.get(body["poll"]).json()["job"]
+    assert job["status"] == "succeeded"
+    assert job["result"]["reembedded"] == 1
+    assert np.allclose(Memory.objects.get(pk=scrambled).embedding, expected(scrambled), atol=1e-5)
 
 
 def test_reembed_endpoint_is_403_for_non_staff(alice_client, scrambled):

@@ -4,7 +4,7 @@ from graph.age import cypher
 from graph.models import Association
 from memories.models import Memory
 from quality.models import Inconsistency
-from quality.services import resolve_inconsistency
+from quality.services import detect_for_owner, resolve_inconsistency
 from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
@@ -14,8 +14,7 @@ pytestmark = pytest.mark.django_db
 def contradiction(alice, alice_client):
     online = MemoryFactory(owner=alice, content="The user is online", days_old=3)
     offline = MemoryFactory(owner=alice, content="The user is not online")
-    response = alice_client.post("/api/quality/inconsistencies/detect")
-    assert response.status_code == 200
+    detect_for_owner(alice)
     return Inconsistency.objects.get(type="contradiction"), online, offline
 
 
@@ -31,7 +30,7 @@ def duplicate(alice, alice_client):
         quality_score=0.6,
         allow_duplicate=True,
     )
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     return Inconsistency.objects.get(type="duplicate"), first, second
 
 
@@ -39,21 +38,38 @@ def resolve(client, finding, **body):
     return client.post(f"/api/quality/inconsistencies/{finding.pk}/resolve", body, format="json")
 
 
-def test_detect_answers_the_runs_summary(alice_client, alice):
-    MemoryFactory(owner=alice, content="The user is online")
-    MemoryFactory(owner=alice, content="The user is not online")
-    body = alice_client.post("/api/quality/inconsistencies/detect").json()
-    assert body["status"] == "success"
-    assert body["scanned"] == 2
-    assert body["found"]["contradiction"] == 1
-    assert body["created"] == 1
+def queue_and_run(client, run_jobs):
+    """POST detect (202), let a worker run the job, answer the polled job."""
+    response = client.post("/api/quality/inconsistencies/detect")
+    assert response.status_code == 202
+    poll = response.json()["poll"]
+    assert client.get(poll).json()["job"]["status"] == "todo"
+    run_jobs()
+    return client.get(poll).json()["job"]
 
 
-def test_detect_covers_only_the_callers_memories(bob_client, alice):
+@pytest.mark.django_db(transaction=True)
+def test_detect_answers_202_and_the_polled_job_holds_the_runs_summary(
+    alice_client, alice, run_jobs
+):
     MemoryFactory(owner=alice, content="The user is online")
     MemoryFactory(owner=alice, content="The user is not online")
-    assert bob_client.post("/api/quality/inconsistencies/detect").json()["scanned"] == 0
+    job = queue_and_run(alice_client, run_jobs)
+    assert job["status"] == "succeeded"
+    assert job["result"]["scanned"] == 2
+    assert job["result"]["found"]["contradiction"] == 1
+    assert job["result"]["created"] == 1
+    assert Inconsistency.objects.filter(type="contradiction").count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_detect_covers_only_the_callers_memories(bob_client, alice_client, alice, run_jobs):
+    MemoryFactory(owner=alice, content="The user is online")
+    MemoryFactory(owner=alice, content="The user is not online")
+    job = queue_and_run(bob_client, run_jobs)
+    assert job["result"]["scanned"] == 0
     assert not Inconsistency.objects.exists()
+    assert alice_client.get(f"/api/jobs/{job['id']}").status_code == 404
 
 
 def test_the_list_shows_findings_with_both_memories(alice_client, contradiction):
@@ -171,19 +187,19 @@ def test_link_invalidated_by_points_from_the_older_memory_to_the_newer(alice_cli
     assert (edge.source_id, edge.target_id) == (online.pk, offline.pk)
 
 
-def test_a_linked_contradiction_stays_resolved_on_the_next_run(alice_client, contradiction):
+def test_a_linked_contradiction_stays_resolved_on_the_next_run(alice_client, alice, contradiction):
     finding, _, _ = contradiction
     resolve(alice_client, finding, action="link_contradicts")
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     finding.refresh_from_db()
     assert finding.status == "resolved"
 
 
-def test_dismiss_keeps_the_finding_dismissed_on_the_next_run(alice_client, contradiction):
+def test_dismiss_keeps_the_finding_dismissed_on_the_next_run(alice_client, alice, contradiction):
     finding, online, _ = contradiction
     body = alice_client.post(f"/api/quality/inconsistencies/{finding.pk}/dismiss").json()
     assert (body["status"], body["resolution"]) == ("dismissed", "dismissed")
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     finding.refresh_from_db()
     assert finding.status == "dismissed"
     online.refresh_from_db()
@@ -213,7 +229,7 @@ def test_resolve_rejects_bad_bodies(alice_client, contradiction, body):
 
 def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, alice):
     old = MemoryFactory(owner=alice, content="The office is on the third floor", days_old=400)
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     finding = Inconsistency.objects.get(type="outdated")
     response = resolve(alice_client, finding, action="keep_both")
     assert response.json()["message"] == "'keep_both' needs a finding between two memories"
@@ -224,7 +240,7 @@ def test_single_memory_findings_can_be_archived_but_not_merged(alice_client, ali
 def test_the_list_does_not_query_per_finding(alice_client, alice, django_assert_max_num_queries):
     for n in range(5):
         MemoryFactory(owner=alice, content=f"Old note number {n}", days_old=300)
-    alice_client.post("/api/quality/inconsistencies/detect")
+    detect_for_owner(alice)
     with django_assert_max_num_queries(10):  # token, throttle cache, count, page
         body = alice_client.get("/api/quality/inconsistencies").json()
     assert body["count"] == 5

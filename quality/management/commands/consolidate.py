@@ -1,16 +1,12 @@
-"""manage.py consolidate [--apply] [--every [HOURS]]: run consolidation with progress and a summary."""
+"""manage.py consolidate [--apply]: one consolidation run now, with progress and a summary.
 
-import time
+Scheduled runs are jobs (MEMSITE_CONSOLIDATION_CRON) that the workers run.
+"""
 
-from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
 from quality.consolidation import PHASES, ConsolidationBusy, run_consolidation
-
-SCHEDULE_OFF = (
-    "No schedule: pass --every HOURS or set MEMSITE_CONSOLIDATION_SCHEDULE_HOURS (0, the default, is off)"
-)
 
 
 def _counts(counts):
@@ -26,30 +22,8 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--apply", action="store_true", help="change memories (default: dry run)")
-        parser.add_argument(
-            "--every",
-            type=float,
-            nargs="?",
-            const=-1,
-            metavar="HOURS",
-            help="repeat every HOURS (default: MEMSITE_CONSOLIDATION_SCHEDULE_HOURS) until stopped",
-        )
 
-    def handle(self, *args, apply=False, every=None, verbosity=1, **options):
-        if every is None:
-            self._run_once(apply, verbosity)
-            return
-        hours = settings.CONSOLIDATION_SCHEDULE_HOURS if every == -1 else every
-        if hours <= 0:
-            raise CommandError(SCHEDULE_OFF)
-        while True:
-            try:
-                self._run_once(apply, verbosity)
-            except CommandError as error:
-                self.stderr.write(str(error))
-            time.sleep(hours * 3600)
-
-    def _run_once(self, apply, verbosity):
+    def handle(self, *args, apply=False, verbosity=1, **options):
         bar = tqdm(total=len(PHASES), unit="phase", disable=verbosity < 1, file=self.stderr)
 
         def on_phase(run, index, name, label):

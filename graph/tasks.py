@@ -1,0 +1,24 @@
+"""Background jobs of the graph app: enrichment of stored memories and its sweep."""
+
+from django.conf import settings
+from procrastinate.contrib.django import app
+
+from graph import enrichment
+from memsite.jobs import TRANSIENT_RETRY
+
+
+@app.task(queue="enrichment", retry=TRANSIENT_RETRY, pass_context=True)
+def enrich_memories(context, memory_ids):
+    """Enrich one stored batch; the last attempt records a transient error as failed."""
+    last_attempt = context.job.attempts + 1 >= TRANSIENT_RETRY.max_attempts
+    return enrichment.enrich(memory_ids, retry_transient=not last_attempt)
+
+
+@app.task(queue="maintenance", queueing_lock="enrichment-sweep", retry=TRANSIENT_RETRY)
+def sweep_pending_enrichment(timestamp=None):
+    """Re-queue memories whose enrichment is still pending (MEMSITE_ENRICHMENT_SWEEP_CRON)."""
+    return {"requeued": enrichment.requeue_pending()}
+
+
+if settings.ENRICHMENT_SWEEP_CRON:
+    app.periodic(cron=settings.ENRICHMENT_SWEEP_CRON)(sweep_pending_enrichment)

@@ -1,0 +1,14 @@
+"""Background jobs of the memories app: re-embedding large sets of memories."""
+
+from procrastinate.contrib.django import app
+
+from memories import services
+from memories.models import Memory
+from memsite.jobs import TRANSIENT_RETRY
+
+
+@app.task(queue="maintenance", lock="reembed", retry=TRANSIENT_RETRY)
+def reembed_memories(memory_ids=None, batch_size=256):
+    """Recompute the vectors of these memories (all of them when `memory_ids` is None)."""
+    memories = Memory.objects.all() if memory_ids is None else Memory.objects.filter(pk__in=memory_ids)
+    return services.reembed_memories(memories, batch_size)

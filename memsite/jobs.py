@@ -1,0 +1,162 @@
+"""The job queue seen from the service: worker defaults, outcome recording and queue health.
+
+Jobs are Procrastinate jobs in the service's own database (tables `procrastinate_*`); workers
+are `manage.py procrastinate worker` processes on any machine that reaches that database.
+"""
+
+import logging
+import time
+
+from django.conf import settings
+from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from procrastinate import RetryStrategy
+from procrastinate.contrib.django import app
+from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateWorker
+from procrastinate.exceptions import ConnectorException
+
+from memsite.errors import Conflict
+from memsite.models import JobOutcome
+
+logger = logging.getLogger(__name__)
+
+# Transient errors are retried: the connection lost or the server restarting, and a lost race
+# (a deadlock or serialization failure, which write services report as Conflict).
+TRANSIENT_ERRORS = (OperationalError, InterfaceError, Conflict)
+TRANSIENT_RETRY = RetryStrategy(max_attempts=5, exponential_wait=2, retry_exceptions=list(TRANSIENT_ERRORS))
+HEARTBEAT_SECONDS = 10
+STALLED_WORKER_SECONDS = 30
+
+WAITING_SQL = (
+    "SELECT count(*) FROM procrastinate_jobs "
+    "WHERE status = 'todo' AND (scheduled_at IS NULL OR scheduled_at <= now())"
+)
+HEARTBEAT_SQL = "SELECT extract(epoch FROM now() - max(last_heartbeat)) FROM procrastinate_workers"
+
+
+def record_outcome(call_next, context, worker):
+    """Task middleware: a JobOutcome row for each attempt of a sync task.
+
+    It runs inside Procrastinate's own Django middleware, which closes a thread's connection
+    after a job the way Django does after a request (so CONN_MAX_AGE applies).
+    """
+    started = time.perf_counter()
+    error, result = "", None
+    try:
+        result = call_next()
+        return result
+    except Exception as exc:
+        error = f"{type(exc).__name__}: {exc}"[:2000]
+        raise
+    finally:
+        try:
+            JobOutcome.objects.create(
+                job_id=context.job.id,
+                task_name=context.job.task_name,
+                attempt=context.job.attempts + 1,
+                duration_ms=round((time.perf_counter() - started) * 1000),
+                error=error,
+                result=result if isinstance(result, dict) else None,
+            )
+        except DatabaseError:
+            logger.exception("could not record the outcome of job %s", context.job.id)
+
+
+def configure_app(procrastinate_app):
+    """PROCRASTINATE_ON_APP_READY: heartbeats for stalled-job recovery, outcome recording."""
+    defaults = procrastinate_app.worker_defaults
+    procrastinate_app.worker_defaults = {
+        **defaults,
+        "update_heartbeat_interval": HEARTBEAT_SECONDS,
+        "stalled_worker_timeout": STALLED_WORKER_SECONDS,
+        "task_middleware": [*defaults.get("task_middleware", []), record_outcome],
+    }
+
+
+def defer(task, **kwargs):
+    """Queue `task` with these arguments; answers the job id.
+
+    The job row is written on the caller's Django connection, so inside a transaction it exists
+    exactly when that transaction commits: a rolled-back store leaves no job, a committed one
+    never loses its job.
+    """
+    return task.defer(**kwargs)
+
+
+def queue_health():
+    """Jobs waiting to start, and seconds since the last worker heartbeat (None: no worker)."""
+    with connection.cursor() as cursor:
+        cursor.execute(WAITING_SQL)
+        (waiting,) = cursor.fetchone()
+        cursor.execute(HEARTBEAT_SQL)
+        (age,) = cursor.fetchone()
+    heartbeat_age = None if age is None else round(float(age), 1)
+    stale = heartbeat_age is None or heartbeat_age > settings.WORKER_STALE_SECONDS
+    return {"waiting": waiting, "heartbeat_age_seconds": heartbeat_age, "stalled": bool(waiting) and stale}
+
+
+def job_for_user(user, job_id):
+    """The job as a dict if `user` queued it for themselves (or is staff), else None."""
+    job = ProcrastinateJob.objects.filter(pk=job_id).first()
+    if job is None or not (user.is_staff or job.args.get("owner_id") == user.pk):
+        return None
+    last = JobOutcome.objects.filter(job_id=job.pk).order_by("-finished_at", "-pk").first()
+    return {
+        "id": job.pk,
+        "task": job.task_name,
+        "queue": job.queue_name,
+        "status": job.status,
+        "attempts": job.attempts,
+        "result": last.result if last and job.status == "succeeded" else None,
+        "error": last.error if last and job.status == "failed" else "",
+    }
+
+
+def retry_failed_job(job_id):
+    """Put a failed job back in the queue now; False when it is not (or no longer) failed."""
+    job = ProcrastinateJob.objects.filter(pk=job_id, status="failed").first()
+    if job is None:
+        return False
+    try:
+        app.job_manager.retry_job_by_id(job_id, retry_at=None)
+    except ConnectorException:
+        return False
+    return True
+
+
+QUEUE_COUNTS_SQL = """
+SELECT queue_name, task_name, status::text, count(*)
+FROM procrastinate_jobs
+WHERE status IN ('todo', 'doing', 'failed')
+GROUP BY 1, 2, 3
+ORDER BY 1, 2, 3
+"""
+
+LAST_ERROR_SQL = """
+SELECT DISTINCT ON (job_id) job_id, error FROM memsite_joboutcome
+WHERE job_id = ANY(%s) AND error <> '' ORDER BY job_id, finished_at DESC, id DESC
+"""
+
+
+def queue_overview(limit=50):
+    """What the Jobs page shows: counts by queue and task, workers, running and failed jobs."""
+    with connection.cursor() as cursor:
+        cursor.execute(QUEUE_COUNTS_SQL)
+        counts = [
+            {"queue": queue, "task": task, "status": status, "count": count}
+            for queue, task, status, count in cursor.fetchall()
+        ]
+    workers = ProcrastinateWorker.objects.order_by("-last_heartbeat")[:limit]
+    running = list(ProcrastinateJob.objects.filter(status="doing").order_by("id")[:limit])
+    failed = list(ProcrastinateJob.objects.filter(status="failed").order_by("-id")[:limit])
+    with connection.cursor() as cursor:
+        cursor.execute(LAST_ERROR_SQL, [[job.pk for job in failed]])
+        errors = dict(cursor.fetchall())
+    for job in failed:
+        job.error = errors.get(job.pk, "")
+    return {
+        "health": queue_health(),
+        "counts": counts,
+        "workers": list(workers),
+        "running": running,
+        "failed": failed,
+    }
