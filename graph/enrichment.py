@@ -27,6 +27,8 @@ PRECEDED_STRENGTH = 0.5
 ENTITY_PREFIX = "entity:"
 SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\n+")
 
+# The previous memory is the latest one before it in (created_at, sequence) order, so memories
+# sharing a timestamp (one batch, or no timestamps at all) are chained in the order they were given.
 PREVIOUS_SQL = """
 SELECT n.id, n.owner_id, p.id
 FROM memories_memory n
@@ -34,8 +36,9 @@ CROSS JOIN LATERAL (
     SELECT p.id FROM memories_memory p
     WHERE p.owner_id = n.owner_id AND p.id <> n.id AND p.archived_at IS NULL
       AND COALESCE(p.tags[1], '') = COALESCE(n.tags[1], '')
-      AND p.created_at < n.created_at AND p.created_at >= n.created_at - %(window)s
-    ORDER BY p.created_at DESC
+      AND (p.created_at, p.sequence) < (n.created_at, n.sequence)
+      AND p.created_at >= n.created_at - %(window)s
+    ORDER BY p.created_at DESC, p.sequence DESC
     LIMIT 1
 ) p
 WHERE n.id = ANY(%(ids)s::uuid[])

@@ -31,5 +31,5 @@ def memories_by_tag(user, tags, limit, offset):
     return list(
         memories_of(user)
         .filter(archived_at__isnull=True, tags__overlap=tags)
-        .order_by("-importance", "-created_at", "pk")[offset : offset + limit]
+        .order_by("-importance", "-created_at", "-sequence")[offset : offset + limit]
     )

@@ -121,3 +121,66 @@ def test_enrichment_can_be_switched_off(store, settings):
     store(DEPLOY_AGAIN, tags=["ci"])
     assert not Association.objects.exists()
     assert not Enrichment.objects.exists()
+
+
+TURNS = [
+    "Caroline: I went to the support group yesterday.",
+    "Melanie: How did it go?",
+    "Caroline: It was powerful, everyone shared their stories.",
+    "Melanie: I am glad you found people who understand.",
+]
+
+
+def store_batch(client, capture, items):
+    with capture(execute=True):
+        response = client.post("/memory/batch", {"memories": items}, format="json")
+    assert response.status_code in (200, 201), response.content
+    return [str(item["memory_id"]) for item in sorted(response.json()["succeeded"], key=lambda i: i["index"])]
+
+
+def chain(ids):
+    """The PRECEDED_BY edges a conversation of `ids` must have: each turn to the one before."""
+    return {(later, earlier) for earlier, later in zip(ids, ids[1:], strict=False)}
+
+
+def test_a_batch_with_one_timestamp_is_chained_in_batch_order(
+    alice_client, django_capture_on_commit_callbacks
+):
+    stamp = "2023-05-08T13:56:00Z"
+    ids = store_batch(
+        alice_client,
+        django_capture_on_commit_callbacks,
+        [{"content": turn, "tags": ["chat"], "timestamp": stamp} for turn in TURNS],
+    )
+    assert set(edges("PRECEDED_BY")) == chain(ids)
+    sequences = [Memory.objects.get(pk=pk).sequence for pk in ids]
+    assert sequences == sorted(sequences)
+
+
+def test_a_batch_without_timestamps_is_chained_in_batch_order(
+    alice_client, django_capture_on_commit_callbacks
+):
+    ids = store_batch(
+        alice_client,
+        django_capture_on_commit_callbacks,
+        [{"content": turn, "tags": ["chat"]} for turn in TURNS],
+    )
+    assert len({Memory.objects.get(pk=pk).created_at for pk in ids}) == 1
+    assert set(edges("PRECEDED_BY")) == chain(ids)
+
+
+def test_a_later_batch_continues_the_chain_of_an_earlier_one(
+    alice_client, django_capture_on_commit_callbacks
+):
+    stamp = "2023-05-08T13:56:00Z"
+    first = store_batch(
+        alice_client,
+        django_capture_on_commit_callbacks,
+        [{"content": turn, "tags": ["chat"], "timestamp": stamp} for turn in TURNS[:2]],
+    )
+    second = store_batch(
+        alice_client,
+        django_capture_on_commit_callbacks,
+        [{"content": turn, "tags": ["chat"], "timestamp": stamp} for turn in TURNS[2:]],
+    )
+    assert set(edges("PRECEDED_BY")) == chain(first + second)
