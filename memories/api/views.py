@@ -217,6 +217,25 @@ RECALL_PARAMETERS = [
     OpenApiParameter("expand_min_strength", float),
     OpenApiParameter("expand_min_importance", float),
     OpenApiParameter("max_hops", int, description="1–3, default 1."),
+    OpenApiParameter(
+        "expand_respect_tags",
+        bool,
+        description="Apply the `tags` filter to expanded memories too (default false: unscoped).",
+    ),
+    OpenApiParameter(
+        "time_query",
+        str,
+        description="A time phrase resolved to start/end on the memory's time: today, yesterday, "
+        "last 24 hours, last 48 hours, last N days, this week, last week, this month, last month, "
+        "this year, last year, 'in May 2023', 'since March 2024'. Not with start/end.",
+    ),
+    OpenApiParameter(
+        "sort",
+        str,
+        enum=["score", "time_desc", "time_asc"],
+        description="score (default), or the results listed by time; with a query the best-scored "
+        "results are chosen first.",
+    ),
 ]
 
 
