@@ -3,7 +3,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from graph import enrichment
+from graph import enrichment, entities
 from graph.models import Association, Enrichment
 from memories.models import Memory
 
@@ -72,8 +72,8 @@ def test_proper_names_become_entity_tags(store):
 
 
 def test_proper_names_ignore_sentence_starts_but_know_existing_entities():
-    assert enrichment.proper_names("Yesterday we met Anna Lee in Paris. Then lunch.") == {"anna-lee", "paris"}
-    assert enrichment.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
+    assert entities.proper_names("Yesterday we met Anna Lee in Paris. Then lunch.") == {"anna-lee", "paris"}
+    assert entities.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
 
 
 def test_a_batch_store_is_enriched_in_bulk(alice_client, django_capture_on_commit_callbacks):
