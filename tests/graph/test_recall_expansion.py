@@ -144,7 +144,7 @@ def test_expanded_memories_obey_the_other_recall_filters(alice, alice_client):
 
 
 def test_an_expanded_memory_is_scored_as_it_would_be_as_a_seed(alice, alice_client):
-    _, b, _ = chain(alice, alice_client)
+    a, b, _ = chain(alice, alice_client)
     expanded = {r["id"]: r for r in recall(alice_client, expand_relations="true").json()["results"]}
     seeded = {r["id"]: r for r in recall(alice_client, limit=3).json()["results"]}
     assert expanded[str(b.pk)]["match_type"] == "relation"
@@ -153,7 +153,10 @@ def test_an_expanded_memory_is_scored_as_it_would_be_as_a_seed(alice, alice_clie
         assert expanded[str(b.pk)]["score_components"][name] == pytest.approx(
             seeded[str(b.pk)]["score_components"][name]
         )
-    assert expanded[str(b.pk)]["score_components"]["relation"] > 0
+    seed = expanded[str(a.pk)]["score_components"]
+    assert expanded[str(b.pk)]["score_components"]["relation"] == pytest.approx(
+        0.9 * seed["importance"] * seed["vector"]
+    )
     assert seeded[str(b.pk)]["score_components"]["relation"] == 0
 
 
