@@ -472,7 +472,7 @@ def recall(user, options):
 
     Seeds come from the gathered candidates. With expansion, the graph step (`graph.queries.expansion`)
     reaches further memories from the seeds, and the same statement scores and ranks the seeds and
-    those memories together.
+    those memories together (not needed when the graph step found no edge and no entity memory).
     """
     started = time.perf_counter()
     vector = embeddings.vector_literal(embeddings.embed(options.query)) if options.query else None
@@ -489,10 +489,12 @@ def recall(user, options):
         if (options.expand_relations or options.expand_entities) and results:
             seeds = [str(result.memory.pk) for result in results]
             edges, entities, reached = graph_queries.expansion(user.pk, seeds, options)
-            given = Given(ids=[*seeds, *entities, *reached], kept=[*seeds, *entities], edges=edges)
-            results = _score(user, options, vector, given, set(seeds), set(entities))
-            _relations(results, edges)
-            expanded = sum(1 for result in results if result.match_type in ("entity", "relation"))
+            expanded = 0
+            if edges or entities:
+                given = Given(ids=[*seeds, *entities, *reached], kept=[*seeds, *entities], edges=edges)
+                results = _score(user, options, vector, given, set(seeds), set(entities))
+                _relations(results, edges)
+                expanded = sum(1 for result in results if result.match_type in ("entity", "relation"))
             summary = _expansion_summary(options, seeds, entities, expanded, edges)
         _touch(results)
     return {
