@@ -1,18 +1,25 @@
 """LoCoMo retrieval through the HTTP API: recall@1/5/10 per category and query latency.
 
-    .venv/bin/python -m bench.locomo [PATH] [--reuse] [--env MEMSITE_RECALL_WEIGHT_VECTOR=0.5]
+    .venv/bin/python -m bench.locomo [PATH] [--protocol session|minute|both] [--reuse]
+        [--samples conv-26,conv-30] [--every 3] [--param expand_relations=true]
+        [--env MEMSITE_RECALL_WEIGHT_VECTOR=0.5]
 
-PATH defaults to ../shared/data/locomo-dev.json next to the repository (the data is licensed
-CC BY-NC 4.0 and stays outside it). Every turn becomes one memory, "Speaker: text", dated from its
-session (plus one minute per turn, to keep the order) and tagged with its sample id and dia_id,
-stored with `POST /memory/batch`. Every question (except category 5, adversarial: no answer in
-the conversation) is asked with `GET /recall?query=<question>&tags=<sample id>&limit=10`;
-recall@k is the share of the question's evidence turns among the first k results, averaged over
-questions, overall and per category (1 multi-hop, 2 temporal, 3 open-domain, 4 single-hop).
+PATH defaults to ../shared/data/locomo-dev.json next to the repository (the data is licensed CC
+BY-NC 4.0 and stays outside it). Every turn becomes one memory, "Speaker: text", tagged with its
+sample id and dia_id, stored with `POST /memory/batch` in conversation order, and dated by one of
+two ingestion protocols: `session` — every turn carries its session's date and time (all LoCoMo
+gives, so the order rests on the insertion sequence), `minute` — the session's time plus one
+minute per turn. `--protocol both` (the default) loads and measures each in turn, each in its own
+database (the database name gets the protocol as a suffix). Every question (except category 5,
+adversarial: no answer in the conversation) is asked with `GET
+/recall?query=<question>&tags=<sample id>&limit=10`; recall@k is the share of the question's
+evidence turns among the first k results, averaged over questions, overall and per category (1
+multi-hop, 2 temporal, 3 open-domain, 4 single-hop).
 Target: recall@5 >= 0.70 (mcp-memory-service reports 0.497).
 
-Each run uses a fresh database (`memsite_locomo`) and its own gunicorn (2 workers); `--reuse`
-keeps an already loaded database, to compare server settings (`--env`) quickly.
+Each run uses fresh databases and its own gunicorn (2 workers); `--reuse` keeps already loaded
+databases, to compare server settings (`--env`) or recall parameters (`--param`) quickly.
+`--samples` and `--every K` (every K-th question) measure a subset while iterating.
 """
 
 import argparse
@@ -48,6 +55,7 @@ TARGET_RECALL_AT_5 = 0.70
 BATCH = 500
 USERNAME = "locomo"
 EVIDENCE = re.compile(r"D:?(\d+):(\d+)")
+PROTOCOLS = ["session", "minute"]
 
 
 def load(path):
@@ -62,18 +70,19 @@ def session_time(text):
     return datetime.strptime(text.strip(), "%I:%M %p on %d %B, %Y")
 
 
-def turns(sample):
+def turns(sample, protocol):
     """Memory payloads for every turn of a sample, with (sample id, dia_id)."""
     conversation = sample["conversation"]
     sessions = sorted(int(key.split("_")[1]) for key in conversation if re.fullmatch(r"session_\d+", key))
     for number in sessions:
         started = session_time(conversation[f"session_{number}_date_time"])
         for index, turn in enumerate(conversation[f"session_{number}"]):
+            offset = timedelta(minutes=index if protocol == "minute" else 0)
             yield (
                 turn["dia_id"],
                 {
                     "content": f"{turn['speaker']}: {turn['text']}",
-                    "timestamp": (started + timedelta(minutes=index)).isoformat() + "Z",
+                    "timestamp": (started + offset).isoformat() + "Z",
                     "tags": [sample["sample_id"], turn["dia_id"]],
                     "source_type": "bootstrapped",
                 },
@@ -87,12 +96,12 @@ def result_ids(data):
     return [str(item["memory_id"]) for item in sorted(data["succeeded"], key=lambda item: item["index"])]
 
 
-def store(client, samples):
+def store(client, samples, protocol):
     """Store every turn; answer {memory id: {(sample id, dia_id), ...}} and the store rate."""
     turn_of = defaultdict(set)
     count, started = 0, time.perf_counter()
     for sample in samples:
-        payload = list(turns(sample))
+        payload = list(turns(sample, protocol))
         for offset in range(0, len(payload), BATCH):
             chunk = payload[offset : offset + BATCH]
             data, _ = client.expect("POST", "/memory/batch", body={"memories": [item for _, item in chunk]})
@@ -120,20 +129,24 @@ def stored_turns(database_url):
     return turn_of
 
 
-def questions(samples):
+def questions(samples, every=1):
+    """(sample id, qa, evidence) of the answerable questions; every `every`-th one."""
+    count = 0
     for sample in samples:
         for qa in sample["qa"]:
             if qa.get("category") == 5:
                 continue
             evidence = {f"D{a}:{b}" for a, b in EVIDENCE.findall(" ".join(qa.get("evidence", [])))}
             if evidence:
-                yield sample["sample_id"], qa, evidence
+                if count % every == 0:
+                    yield sample["sample_id"], qa, evidence
+                count += 1
 
 
-def evaluate(client, samples, turn_of, extra):
+def evaluate(client, samples, turn_of, extra, every):
     hits = defaultdict(lambda: defaultdict(list))
     client_ms, server_ms, rows = [], [], []
-    for sample_id, qa, evidence in questions(samples):
+    for sample_id, qa, evidence in questions(samples, every):
         params = {"query": qa["question"], "tags": sample_id, "limit": max(KS), **extra}
         data, elapsed = client.expect("GET", "/recall", params=params)
         client_ms.append(elapsed)
@@ -166,54 +179,75 @@ def evaluate(client, samples, turn_of, extra):
     return recall, summarize_ms(client_ms), summarize_ms(server_ms), rows
 
 
+def measure(args, samples, protocol, extra, server_env):
+    """Load (unless reused) and evaluate one ingestion protocol; answers its report section."""
+    database_url = f"{args.database_url}_{protocol}"
+    reuse = args.reuse and bool(_has_data(database_url))
+    if not reuse:
+        ensure_database(database_url, fresh=True)
+    token, _ = issue_token(database_url, USERNAME)
+    with running_server(database_url, args.port, args.workers, server_env) as base_url:
+        client = Client(base_url, token)
+        if reuse:
+            turn_of, store_rate = stored_turns(database_url), None
+        else:
+            turn_of, store_rate = store(client, samples, protocol)
+        recall, latency, server_latency, rows = evaluate(client, samples, turn_of, extra, args.every)
+        client.close()
+    if args.dump:
+        args.dump.with_suffix(f".{protocol}.json").write_text(json.dumps(rows, indent=1))
+    overall = recall["overall"]
+    log(
+        f"LoCoMo ({protocol}): "
+        + ", ".join(f"R@{k} {overall[f'recall@{k}']}" for k in KS)
+        + f"; p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms"
+    )
+    return {
+        "memories": len(turn_of),
+        "store_turns_per_second": round(store_rate, 1) if store_rate else None,
+        "recall": {"overall": recall.pop("overall"), **dict(sorted(recall.items()))},
+        "latency": latency,
+        "server_query_time": server_latency,
+        "target_met": overall["recall@5"] >= TARGET_RECALL_AT_5,
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help="locomo-dev.json")
-    parser.add_argument("--database-url", default=LOCOMO_DATABASE_URL)
+    parser.add_argument("--database-url", default=LOCOMO_DATABASE_URL, help="the protocol is appended")
+    parser.add_argument("--protocol", choices=[*PROTOCOLS, "both"], default="both")
     parser.add_argument("--reuse", action="store_true", help="keep the loaded database (compare settings)")
+    parser.add_argument("--samples", help="comma-separated sample ids (default: all)")
+    parser.add_argument("--every", type=int, default=1, help="ask every K-th question only")
     parser.add_argument("--port", type=int, default=BENCH_PORT + 3)
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="recall parameter")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="server setting")
-    parser.add_argument("--dump", type=Path, help="write each question's ranked dia_ids to this JSON file")
+    parser.add_argument(
+        "--dump", type=Path, help="write each question's ranked dia_ids to PATH.<protocol>.json"
+    )
     args = parser.parse_args()
     samples = load(args.path)
+    if args.samples:
+        wanted = set(args.samples.split(","))
+        samples = [sample for sample in samples if sample["sample_id"] in wanted]
     extra = dict(item.split("=", 1) for item in args.param)
     server_env = dict(item.split("=", 1) for item in args.env)
-    reuse = args.reuse and bool(_has_data(args.database_url))
-    if not reuse:
-        ensure_database(args.database_url, fresh=True)
-    token, _ = issue_token(args.database_url, USERNAME)
-    with running_server(args.database_url, args.port, args.workers, server_env) as base_url:
-        client = Client(base_url, token)
-        if reuse:
-            turn_of, store_rate = stored_turns(args.database_url), None
-        else:
-            turn_of, store_rate = store(client, samples)
-        recall, latency, server_latency, rows = evaluate(client, samples, turn_of, extra)
-        client.close()
-    if args.dump:
-        args.dump.write_text(json.dumps(rows, indent=1))
-    overall = recall["overall"]
-    log(
-        "LoCoMo: "
-        + ", ".join(f"R@{k} {overall[f'recall@{k}']}" for k in KS)
-        + f"; p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms"
-    )
+    protocols = PROTOCOLS if args.protocol == "both" else [args.protocol]
     emit(
         {
             "benchmark": "locomo",
             "data": args.path.name,
             "conversations": [sample["sample_id"] for sample in samples],
-            "memories": len(turn_of),
-            "store_turns_per_second": round(store_rate, 1) if store_rate else None,
+            "every_kth_question": args.every,
             "precomputed_vectors": False,
             "recall_parameters": {"limit": max(KS), **extra},
             "server_settings": server_env,
-            "recall": {"overall": recall.pop("overall"), **dict(sorted(recall.items()))},
-            "latency": latency,
-            "server_query_time": server_latency,
-            "target": {"recall@5": TARGET_RECALL_AT_5, "met": overall["recall@5"] >= TARGET_RECALL_AT_5},
+            "protocols": {
+                protocol: measure(args, samples, protocol, extra, server_env) for protocol in protocols
+            },
+            "target": {"recall@5": TARGET_RECALL_AT_5},
             "reference": {"mcp-memory-service (its README)": 0.497},
             "machine": machine(),
         }

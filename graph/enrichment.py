@@ -11,7 +11,6 @@ periodic sweep (`requeue_pending`) re-queues memories left pending, e.g. after a
 
 import json
 import logging
-import re
 from collections import defaultdict
 from datetime import timedelta
 
@@ -20,6 +19,7 @@ from django.db import connection, transaction
 from django.db.models import Count, F, Min
 from django.utils import timezone
 
+from graph import entities
 from graph.models import Enrichment, EnrichmentStatus, Origin
 from graph.services import Link, associate_memories
 from memories.models import Memory
@@ -27,11 +27,11 @@ from memsite import jobs
 
 logger = logging.getLogger(__name__)
 PRECEDED_STRENGTH = 0.5
-ENTITY_PREFIX = "entity:"
-SENTENCE_END = re.compile(r"[.!?]+[\"')\]]*\s+|\n+")
 SWEEP_BATCH = 500
 SWEEP_LIMIT = 50_000
 
+# The previous memory is the latest one before it in (created_at, sequence) order, so memories
+# sharing a timestamp (one batch, or no timestamps at all) are chained in the order they were given.
 PREVIOUS_SQL = """
 SELECT n.id, n.owner_id, p.id
 FROM memories_memory n
@@ -39,8 +39,9 @@ CROSS JOIN LATERAL (
     SELECT p.id FROM memories_memory p
     WHERE p.owner_id = n.owner_id AND p.id <> n.id AND p.archived_at IS NULL
       AND COALESCE(p.tags[1], '') = COALESCE(n.tags[1], '')
-      AND p.created_at < n.created_at AND p.created_at >= n.created_at - %(window)s
-    ORDER BY p.created_at DESC
+      AND (p.created_at, p.sequence) < (n.created_at, n.sequence)
+      AND p.created_at >= n.created_at - %(window)s
+    ORDER BY p.created_at DESC, p.sequence DESC
     LIMIT 1
 ) p
 WHERE n.id = ANY(%(ids)s::uuid[])
@@ -156,36 +157,6 @@ def _similar_links(ids):
     return links
 
 
-def _slug(words):
-    text = "-".join(words).casefold()
-    return re.sub(r"[^\w]+", "-", text).strip("-_")
-
-
-def proper_names(content, known=()):
-    """Slugs of the proper names in `content`.
-
-    A proper name is a capitalized word, or a run of them, that does not start a sentence; any
-    word (or run) whose slug is in `known` counts too, wherever it stands.
-    """
-    names = set()
-    for sentence in SENTENCE_END.split(content):
-        words = [
-            word.strip('.,;:!?"()[]{}').removesuffix("'s").removesuffix("’s") for word in sentence.split()
-        ]
-        run = []
-        for position, word in enumerate([*words, ""]):
-            if position > 0 and len(word) > 1 and word[0].isupper():
-                run.append(word)
-                continue
-            if run:
-                names.add(_slug(run))
-                run = []
-            if word and _slug([word]) in known:
-                names.add(_slug([word]))
-        names |= {_slug([a, b]) for a, b in zip(words, words[1:], strict=False) if _slug([a, b]) in known}
-    return {name for name in names if name}
-
-
 def _known_entities(owner_id, candidates):
     """Which of these `entity:` tags the owner already uses (GIN lookup on tags)."""
     if not candidates:
@@ -196,7 +167,7 @@ def _known_entities(owner_id, candidates):
             "WHERE m.owner_id = %s AND m.tags && %s::varchar[] AND t = ANY(%s::text[])",
             [owner_id, list(candidates), list(candidates)],
         )
-        return {row[0].removeprefix(ENTITY_PREFIX) for row in cursor.fetchall()}
+        return {row[0].removeprefix(entities.PREFIX) for row in cursor.fetchall()}
 
 
 def _entity_tags(ids):
@@ -204,13 +175,11 @@ def _entity_tags(ids):
     rows = list(Memory.objects.filter(pk__in=ids).values_list("pk", "owner_id", "content", "tags"))
     by_owner = defaultdict(set)
     for _, owner, content, _ in rows:
-        words = [_slug([word]) for word in content.split()]
-        pairs = [f"{a}-{b}" for a, b in zip(words, words[1:], strict=False)]
-        by_owner[owner] |= {f"{ENTITY_PREFIX}{word}" for word in words + pairs if word}
+        by_owner[owner] |= {entities.tag(name) for name in entities.candidate_slugs(content)}
     known = {owner: _known_entities(owner, candidates) for owner, candidates in by_owner.items()}
     updates = []
     for pk, owner, content, tags in rows:
-        new = sorted(f"{ENTITY_PREFIX}{name}"[:100] for name in proper_names(content, known[owner]))
+        new = sorted(entities.tag(name) for name in entities.proper_names(content, known[owner]))
         new = [tag for tag in new if tag not in tags]
         if new:
             updates.append({"id": str(pk), "tags": new})

@@ -5,15 +5,13 @@ memories of one owner, and every memory row is loaded again through the owner, s
 another user is ever reached.
 """
 
-import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.conf import settings
 from django.db import connection
 from django.db.models import Avg, Count
 
-from graph import age
+from graph import age, entities
 from graph.models import (
     AUTHORABLE_RELATIONS,
     HIDDEN_RELATIONS,
@@ -21,7 +19,6 @@ from graph.models import (
     SYSTEM_RELATIONS,
     Association,
 )
-from memories import recall
 from memories.models import Memory
 from memsite.errors import Invalid, NotFound
 from memsite.validation import query_float, query_int
@@ -286,19 +283,9 @@ def relation_types():
 
 # --- recall expansion (SPEC section 5) ---
 
-WORD = re.compile(r"[^\W_]+(?:[-_][^\W_]+)*")
-
-
-def query_entity_tags(query):
-    """Tags a query may name: its words, adjacent word pairs joined by '-', and their entity: forms."""
-    words = [word for word in WORD.findall(query.casefold()) if len(word) > 1]
-    names = set(words) | {f"{a}-{b}" for a, b in zip(words, words[1:], strict=False)}
-    return sorted(names | {f"entity:{name}" for name in names})
-
-
 def entity_memories(owner_id, query, exclude, limit, include_archived=False):
     """The owner's memories tagged with a word (or entity) of the query, most important first."""
-    tags = query_entity_tags(query)
+    tags = entities.query_tags(query)
     if not tags or limit <= 0:
         return []
     memories = Memory.objects.filter(owner_id=owner_id, tags__overlap=tags).exclude(pk__in=exclude)
@@ -309,142 +296,40 @@ def entity_memories(owner_id, query, exclude, limit, include_archived=False):
     ]
 
 
-SCORE_EXPANDED = """
-SELECT {columns},
-       {vector} AS vector,
-       {keyword} AS keyword,
-       {tag} AS tag,
-       {recency} AS recency
-FROM memories_memory m
-WHERE m.id = ANY(%(ids)s::uuid[]) AND {filters}
-"""
-KEYWORD = """COALESCE(ts_rank_cd(m.search_vector, (
-    SELECT array_to_string(array_agg(quoted), ' | ')::tsquery FROM (
-        SELECT {quoted} AS quoted
-        FROM unnest(to_tsvector(%(config)s::regconfig, regexp_replace(%(query)s, %(cjk)s, ' \\1 ', 'g')))
-        LIMIT %(max_terms)s) lexemes), 32), 0)"""
-
-
-def _score_rows(user, ids, options, vector):
-    """Vector, keyword, tag and recency of the expanded memories, as recall computes them.
-
-    The recall's own filters (owner, archived, tags, type, dates, quality) apply to them too.
-    """
-    if not ids:
-        return {}
-    has_query = bool(options.query and vector)
-    sql = SCORE_EXPANDED.format(
-        columns=recall.MEMORY_COLUMNS,
-        vector="GREATEST(0, 1 - (m.embedding <=> %(vector)s::vector))" if has_query else "0.0::float",
-        keyword=KEYWORD.format(quoted=recall.QUOTED_LEXEME) if has_query else "0.0::float",
-        tag=recall._tag_score(options),
-        recency=recall.RECENCY,
-        filters=recall._filters(options),
-    )
-    params = {**recall._params(user, options, vector), "ids": list(ids)}
-    memories = Memory.objects.raw(sql, params)
-    return {str(memory.pk): memory for memory in memories}
-
-
-def _relation_scores(edges, importance):
-    """Σ(strength × importance of the memory at the other end) per memory, capped at 1."""
-    scores, relations = defaultdict(float), defaultdict(list)
-    for edge in edges:
-        for end, other in ((edge.source, edge.target), (edge.target, edge.source)):
-            if end in importance and other in importance:
-                scores[end] += edge.strength * importance[other]
-                relations[end].append(edge.seen_from(end))
-    return {memory: min(1.0, score) for memory, score in scores.items()}, relations
-
-
-def _worth_scoring(edges, depth, seed_ids, entities, options):
-    """The reached memories to score: entity memories, then the nearest and most strongly linked.
-
-    Only `expansion_limit` of them can be returned, so at most SCORED_PER_RESULT times as many are
-    scored (nearest hop first, then strongest incident edge).
-    """
+def _nearest_first(edges, depth, seeds, limit):
+    """The reached memories that are not seeds, nearest hop first, then by strongest edge."""
     strongest = defaultdict(float)
     for edge in edges:
         for end in (edge.source, edge.target):
             strongest[end] = max(strongest[end], edge.strength)
-    seeds = set(seed_ids) | set(entities)
     reached = sorted(
         (memory for memory in depth if memory not in seeds),
         key=lambda memory: (depth[memory], -strongest[memory], memory),
     )
-    return entities + reached[: SCORED_PER_RESULT * options.expansion_limit]
+    return reached[:limit]
 
 
-def expand_recall(user, seeds, options, vector=None):
-    """The graph step of recall: see `memories.recall.expand_results`, which calls this."""
-    summary = {
-        "enabled": options.expand_relations,
-        "expand_entities": options.expand_entities,
-        "seed_count": len(seeds),
-        "entity_count": 0,
-        "expanded_count": 0,
-        "edges_followed": 0,
-        "relation_limit": options.relation_limit,
-        "expansion_limit": options.expansion_limit,
-        "max_hops": options.max_hops,
-        "min_strength": options.expand_min_strength,
-        "min_importance": options.expand_min_importance,
-    }
-    if not (options.expand_relations or options.expand_entities) or options.expansion_limit == 0:
-        return [], summary
-    seed_ids = [str(result.memory.pk) for result in seeds]
+def expansion(owner_id, seed_ids, options):
+    """The graph step of recall: which memories the seeds lead to, and over which edges.
+
+    Answers (edges, entity_ids, reached_ids): the edges followed from the seeds and from the
+    memories tagged with an entity of the query (when `expand_entities`), those entity memories,
+    and the memories reached over the edges — at most SCORED_PER_RESULT × `expansion_limit`,
+    nearest hop first. Nothing is scored here: recall scores every memory the same way.
+    """
     entities = []
     if options.expand_entities and options.query:
         entities = entity_memories(
-            user.pk, options.query, seed_ids, options.expansion_limit, options.include_archived
+            owner_id, options.query, seed_ids, options.expansion_limit, options.include_archived
         )
     edges, depth = traverse(
-        seed_ids + entities,
+        [*seed_ids, *entities],
         options.max_hops,
         options.expand_min_strength,
         per_node_limit=options.relation_limit,
         include_hidden=False,
     )
-    rows = _score_rows(user, _worth_scoring(edges, depth, seed_ids, entities, options), options, vector)
-    rows = {
-        memory: row
-        for memory, row in rows.items()
-        if memory in entities or row.importance >= options.expand_min_importance
-    }
-    importance = {str(result.memory.pk): result.memory.importance for result in seeds}
-    importance.update({memory: row.importance for memory, row in rows.items()})
-    scores, relations = _relation_scores(edges, importance)
-    weight = settings.RECALL_WEIGHTS["relation"]
-    for result in seeds:
-        memory = str(result.memory.pk)
-        result.relations = relations.get(memory, [])
-        delta = weight * scores.get(memory, 0.0) - weight * result.score_components["relation"]
-        result.score_components["relation"] = scores.get(memory, 0.0)
-        result.final_score += delta
-        if hasattr(result, "rank_score"):
-            result.rank_score += delta * (1 - recall.QUALITY_RANK_WEIGHT if options.rank_by_quality else 1)
-    expanded = []
-    for memory, row in rows.items():
-        components = {
-            "vector": row.vector,
-            "keyword": row.keyword,
-            "relation": scores.get(memory, 0.0),
-            "tag": row.tag,
-            "importance": row.importance,
-            "confidence": row.confidence,
-            "recency": row.recency,
-            "context": 0.0,
-        }
-        result = recall.RecallResult(
-            memory=row,
-            score_components=components,
-            final_score=recall.final_score(components),
-            match_type="entity" if memory in entities else "relation",
-            relations=relations.get(memory, []),
-        )
-        result.rank_score = recall.rank_score(result, options)
-        expanded.append(result)
-    expanded.sort(key=lambda result: result.rank_score, reverse=True)
-    expanded = expanded[: options.expansion_limit]
-    summary.update(entity_count=len(entities), expanded_count=len(expanded), edges_followed=len(edges))
-    return expanded, summary
+    reached = _nearest_first(
+        edges, depth, {*seed_ids, *entities}, SCORED_PER_RESULT * options.expansion_limit
+    )
+    return edges, entities, reached

@@ -29,6 +29,7 @@ UNIT_FIELDS = [
 # full-text token, in the stored search vector and in recall's queries alike.
 CJK_CHARACTERS = "([\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff])"
 SEARCH_CONFIG = "english"
+SEQUENCE_NAME = "memories_memory_sequence_seq"
 
 
 def searchable_text(expression):
@@ -41,6 +42,19 @@ def searchable_text(expression):
         function="regexp_replace",
         output_field=TextField(),
     )
+
+
+class NextSequenceValue(Func):
+    """nextval() of the memories' insertion sequence (migration 0005), the column's default."""
+
+    function = "nextval"
+    output_field = models.BigIntegerField()
+
+    def __init__(self):
+        super().__init__(Value(SEQUENCE_NAME))
+
+    def deconstruct(self):
+        return "memories.models.NextSequenceValue", (), {}
 
 
 class MemoryType(models.TextChoices):
@@ -87,6 +101,8 @@ class Memory(models.Model):
     # entered_at is when the row entered this store, which retention counts inactivity from.
     created_at = models.DateTimeField(default=timezone.now)
     entered_at = models.DateTimeField(default=timezone.now)
+    # Insertion order, monotonic: (created_at, sequence) orders memories that share a timestamp.
+    sequence = models.BigIntegerField(db_default=NextSequenceValue(), editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
     provenance_updated_at = models.DateTimeField(default=timezone.now)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
@@ -117,7 +133,7 @@ class Memory(models.Model):
     archive_reason = models.CharField(max_length=200, blank=True, default="")
 
     class Meta:
-        ordering = ["-created_at"]
+        ordering = ["-created_at", "-sequence"]
         verbose_name_plural = "memories"
         # No index on quality_score or archived_at, and fillfactor 25 (migrations 0003, 0004): consolidation
         # rewrites those fields for every row, which then stays a HOT update that skips the indexes.
@@ -132,7 +148,7 @@ class Memory(models.Model):
             GinIndex(fields=["search_vector"], name="memory_search_vector_gin"),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
-            models.Index(fields=["owner", "-created_at"], name="memory_owner_created"),
+            models.Index(fields=["owner", "-created_at", "-sequence"], name="memory_owner_created"),
             models.Index(fields=["owner", "memory_type"], name="memory_owner_type"),
         ]
         constraints = [

@@ -26,5 +26,5 @@ def memories_by_tag(user, tags):
     return (
         memories_of(user)
         .filter(archived_at__isnull=True, tags__overlap=tags)
-        .order_by("-importance", "-created_at", "pk")
+        .order_by("-importance", "-created_at", "-sequence")
     )

@@ -1,16 +1,19 @@
 """Hybrid recall: vector and full-text candidates, fused and scored in one SQL statement.
 
-Steps of `recall()`:
+One pipeline, every result scored the same way:
 1. embed the query (outside the transaction);
-2. one statement gathers candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, iterative
-   scan so owner and filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a
-   selective filter cannot make it walk the whole index), the memories matching each query term (at most
-   `per_term` per term, so a very common term costs no more than a rare one), and those matching
-   all terms — then scores and orders them;
-3. `expand_results()` adds graph neighbours of the seed results (the graph step; see there);
-4. seeds and expanded results are ordered together, and the returned memories' access counters
-   are updated in one UPDATE (skipped with `record_access=False`: the dashboard's recall explorer
-   shows curators what an assistant would get back without counting it as an access).
+2. candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, iterative scan so owner and
+   filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a selective filter cannot
+   make it walk the whole index), the memories matching each query term (at most `per_term` per
+   term, so a very common term costs no more than a rare one), and those matching all terms;
+3. one statement scores them (the components below) and ranks them: these are the seeds;
+4. with `expand_relations` / `expand_entities`, the graph step (`graph.queries.expansion`) returns
+   the memories tagged with the query's entities and those reached over edges from the seeds,
+   with the edges it followed — no scores; the same statement then scores the seeds and those
+   memories together and ranks them once. Expanded memories skip the `tags` filter unless
+   `expand_respect_tags`; every other filter applies to them;
+5. the returned memories' access counters are updated in one UPDATE, after the read transaction
+   (skipped with `record_access=False`).
 
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
@@ -27,11 +30,17 @@ two steps `CONTEXT_DECAY`) of step·(w_vector·vector(n) + w_keyword·keyword(n)
 neighbours: a turn of a conversation inherits the evidence of the turns next to it. Neighbours
 count whatever the recall's filters, as long as they are the owner's and not archived.
 
+relation = Σ strength × importance × relevance of the memory at the other end, over the edges the
+graph step followed from the memory to a seed of the expansion, capped at 1 (0 without expansion);
+relevance is that memory's vector similarity to the query (1 without a query), so a link to a
+memory the query is about counts more than a link to an unrelated one.
+
 On the LoCoMo development conversations (turn per memory, question as query) recall@5 was 0.416
 with the vector alone, 0.569 with ts_rank_cd alone, 0.591 with vector + ½·ts_rank_cd +
 ½·IDF share, and 0.656 with vector + IDF share + context.
 """
 
+import json
 import time
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -74,6 +83,8 @@ class RecallOptions:
     expand_min_strength: float = 0.0
     expand_min_importance: float = 0.0
     max_hops: int = 1
+    expand_respect_tags: bool = False
+    sort: str = "score"
 
 
 @dataclass
@@ -86,8 +97,8 @@ class RecallResult:
     rank_score: float | None = None
 
 
-def _filters(options):
-    """WHERE clauses over `m` shared by every candidate source."""
+def _filters(options, with_tags=True):
+    """WHERE clauses over `m` shared by every candidate source (`with_tags=False`: not the tags)."""
     clauses = ["m.owner_id = %(owner)s"]
     if not options.include_archived:
         clauses.append("m.archived_at IS NULL")
@@ -107,7 +118,7 @@ def _filters(options):
             if prefix
             else "NOT (m.tags && %(exclude_tags)s::varchar[])"
         )
-    if options.tags:
+    if options.tags and with_tags:
         if prefix and options.tag_mode == "all":
             clauses.append(
                 "NOT EXISTS (SELECT 1 FROM unnest(%(tags)s::text[]) q "
@@ -139,9 +150,10 @@ QUOTED_LEXEME = "('''' || replace(replace(lexeme, '\\', '\\\\'), '''', '''''') |
 RECENCY = (
     "LEAST(1, GREATEST(0, 1 - EXTRACT(EPOCH FROM (now() - m.created_at))::float / 86400 / %(recency_days)s))"
 )
-CONTEXT_COLUMNS = "m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at"
+CONTEXT_COLUMNS = "m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at, m.sequence"
 
-QUERY_CANDIDATES = f"""
+# Query terms and their IDF weights (the filters decide the document frequencies).
+QUERY_TERMS = f"""
 lexemes AS (
     SELECT {QUOTED_LEXEME} AS quoted
     FROM unnest(to_tsvector(%(config)s::regconfig, regexp_replace(%(query)s, %(cjk)s, ' \\1 ', 'g')))
@@ -151,10 +163,6 @@ term_queries AS (
     SELECT array_to_string(array_agg(quoted), ' & ')::tsquery AS every_term
     FROM lexemes
 ),
-vector_hits AS (
-    SELECT m.id FROM memories_memory m WHERE {{filters}}
-    ORDER BY m.embedding <=> %(vector)s::vector LIMIT %(candidates)s
-),
 term_hits AS (
     SELECT lexemes.quoted, hit.id FROM lexemes CROSS JOIN LATERAL (
         SELECT m.id FROM memories_memory m
@@ -162,19 +170,55 @@ term_hits AS (
         LIMIT %(per_term)s
     ) hit
 ),
-every_term_hits AS (
-    SELECT m.id FROM memories_memory m, term_queries tq
-    WHERE {{filters}} AND m.search_vector @@ tq.every_term
-    LIMIT %(per_term)s
-),
 term_weights AS MATERIALIZED (
     SELECT l.quoted::tsquery AS term, ln(1 + %(idf_scale)s / (count(h.id) + 0.5)) AS idf
     FROM lexemes l LEFT JOIN term_hits h ON h.quoted = l.quoted
     GROUP BY l.quoted
+),"""
+
+# Candidates gathered for a query: HNSW neighbours, per-term and all-terms full-text matches.
+GATHERED_BY_QUERY = """
+vector_hits AS (
+    SELECT m.id FROM memories_memory m WHERE {filters}
+    ORDER BY m.embedding <=> %(vector)s::vector LIMIT %(candidates)s
+),
+every_term_hits AS (
+    SELECT m.id FROM memories_memory m, term_queries tq
+    WHERE {filters} AND m.search_vector @@ tq.every_term
+    LIMIT %(per_term)s
 ),
 candidates AS (
     SELECT id FROM vector_hits UNION SELECT id FROM term_hits UNION SELECT id FROM every_term_hits
-),
+),"""
+# Candidates without a query: the newest (or, sorted by time ascending, the oldest).
+GATHERED_BY_TIME = """
+candidates AS (
+    SELECT m.id FROM memories_memory m WHERE {filters}
+    ORDER BY m.created_at {direction}, m.sequence {direction} LIMIT %(candidates)s
+),"""
+# Candidates given: the seeds and the memories the graph step reached from them.
+GIVEN = """
+candidates AS (
+    SELECT m.id FROM memories_memory m
+    WHERE m.id = ANY(%(ids)s::uuid[]) AND {filters}
+      AND (m.id = ANY(%(kept)s::uuid[]) OR m.importance >= %(expand_min_importance)s)
+),"""
+
+# relation = Σ strength × importance × relevance of the memory at the other end, over the followed
+# edges from the memory to a seed of the expansion (a direct match or an entity memory), capped
+# at 1; relevance is that memory's vector similarity to the query (1 without a query). Without
+# expansion no edges are followed.
+RELATION = """
+relation_scores AS (
+    SELECT e.id, LEAST(1, sum(e.strength * o.importance * {relevance}))::float AS relation
+    FROM jsonb_to_recordset(%(edges)s::jsonb) AS e(id uuid, other uuid, strength float)
+    JOIN candidates c ON c.id = e.other JOIN memories_memory o ON o.id = e.other
+    {join}
+    WHERE e.other = ANY(%(kept)s::uuid[])
+    GROUP BY e.id
+),"""
+
+SCORED_BY_QUERY = f"""
 step_one AS (
     SELECT c.id AS of_id, a.target_id AS id, 1.0::float AS step FROM candidates c
     JOIN graph_association a ON a.source_id = c.id AND a.relation_type = 'PRECEDED_BY'
@@ -206,39 +250,41 @@ context_scores AS (
     SELECT x.of_id AS id, max(x.step * (%(w_vector)s * n.vector + %(w_keyword)s * n.keyword)) AS context
     FROM neighbours x JOIN base n ON n.id = x.id AND n.live
     GROUP BY x.of_id
-),
+),{{relation}}
 scored AS MATERIALIZED (
     SELECT b.id, b.vector, b.keyword, COALESCE(cs.context, 0)::float AS context,
+           COALESCE(rs.relation, 0)::float AS relation,
            {{tag_score}} AS tag, {RECENCY} AS recency, {CONTEXT_COLUMNS}
     FROM candidates c JOIN base b ON b.id = c.id JOIN memories_memory m ON m.id = c.id
     LEFT JOIN context_scores cs ON cs.id = c.id
+    LEFT JOIN relation_scores rs ON rs.id = c.id
 )"""
 
-RECENT_CANDIDATES = f"""
-candidates AS (
-    SELECT m.id FROM memories_memory m WHERE {{filters}}
-    ORDER BY m.created_at DESC LIMIT %(candidates)s
-),
+SCORED_WITHOUT_QUERY = f"""{{relation}}
 scored AS MATERIALIZED (
     SELECT m.id, 0.0::float AS vector, 0.0::float AS keyword, 0.0::float AS context,
+           COALESCE(rs.relation, 0)::float AS relation,
            {{tag_score}} AS tag, {RECENCY} AS recency, {CONTEXT_COLUMNS}
     FROM candidates c JOIN memories_memory m ON m.id = c.id
+    LEFT JOIN relation_scores rs ON rs.id = c.id
 )"""
 
 RANKED = """,
 fused AS (
-    SELECT s.*, %(w_vector)s * s.vector + %(w_keyword)s * s.keyword + %(w_tag)s * s.tag
-                + %(w_importance)s * s.importance + %(w_confidence)s * s.confidence
+    SELECT s.*, %(w_vector)s * s.vector + %(w_keyword)s * s.keyword + %(w_relation)s * s.relation
+                + %(w_tag)s * s.tag + %(w_importance)s * s.importance + %(w_confidence)s * s.confidence
                 + %(w_recency)s * s.recency + %(w_context)s * s.context AS final
     FROM scored s
 ),
 ranked AS (
     SELECT r.*, {rank_score} AS rank_score FROM fused r
+),
+top AS (
+    SELECT r.* FROM ranked r ORDER BY {rank_order} LIMIT %(limit)s
 )
-SELECT {columns}, r.vector, r.keyword, r.context, r.tag, r.recency, r.final, r.rank_score
-FROM ranked r JOIN memories_memory m ON m.id = r.id
+SELECT {columns}, r.vector, r.keyword, r.relation, r.context, r.tag, r.recency, r.final, r.rank_score
+FROM top r JOIN memories_memory m ON m.id = r.id
 ORDER BY {order}
-LIMIT %(limit)s
 """
 
 MEMORY_COLUMNS = ", ".join(
@@ -258,21 +304,47 @@ def _rank_score(options):
     return f"{QUALITY_RANK_WEIGHT} * {quality} + {1 - QUALITY_RANK_WEIGHT} * LEAST(1, r.final)"
 
 
-def _statement(options):
-    template = QUERY_CANDIDATES if options.query else RECENT_CANDIDATES
-    ctes = template.format(filters=_filters(options), tag_score=_tag_score(options))
-    if options.rank_by_quality or options.query:
-        order = "r.rank_score DESC, m.created_at DESC, m.id"
+def _orders(options):
+    """(which results make the cut, how they are listed): by score unless `sort` asks for time."""
+    newest = "r.created_at DESC, r.sequence DESC"
+    by_score = f"r.rank_score DESC, {newest}" if options.query or options.rank_by_quality else newest
+    listed = {
+        "score": by_score,
+        "time_desc": newest,
+        "time_asc": "r.created_at ASC, r.sequence ASC",
+    }[options.sort]
+    return (by_score if options.query or options.rank_by_quality else listed), listed
+
+
+def _statement(options, given):
+    """The one recall statement: candidates (gathered, or `given` by the graph step) → scores → ranking."""
+    filters = _filters(options, with_tags=not given or options.expand_respect_tags)
+    if given:
+        candidates = GIVEN.format(filters=filters)
+    elif options.query:
+        candidates = GATHERED_BY_QUERY.format(filters=filters)
     else:
-        order = "m.created_at DESC, m.id"
-    ranked = RANKED.format(columns=MEMORY_COLUMNS, rank_score=_rank_score(options), order=order)
-    return f"WITH {ctes}{ranked}"
+        direction = "ASC" if options.sort == "time_asc" else "DESC"
+        candidates = GATHERED_BY_TIME.format(filters=filters, direction=direction)
+    scored = SCORED_BY_QUERY if options.query else SCORED_WITHOUT_QUERY
+    terms = QUERY_TERMS.format(filters=_filters(options)) if options.query else ""
+    rank_order, order = _orders(options)
+    ranked = RANKED.format(
+        columns=MEMORY_COLUMNS, rank_score=_rank_score(options), rank_order=rank_order, order=order
+    )
+    if options.query:
+        relation = RELATION.format(relevance="b.vector", join="JOIN base b ON b.id = e.other")
+    else:
+        relation = RELATION.format(relevance="1.0", join="")
+    scored = scored.format(tag_score=_tag_score(options), relation=relation)
+    return f"WITH {terms}{candidates}{scored}{ranked}"
 
 
-def _params(user, options, vector):
+def _params(user, options, vector, given=None):
     weights = settings.RECALL_WEIGHTS
     candidates = settings.RECALL_CANDIDATES
     per_term = max(10, candidates // 2)
+    given = given or Given()
     return {
         "owner": user.pk,
         "types": options.types,
@@ -292,85 +364,93 @@ def _params(user, options, vector):
         "idf_scale": 4 * per_term,
         "recency_days": RECENCY_DAYS,
         "context_decay": CONTEXT_DECAY,
-        "limit": options.limit,
+        "limit": options.limit + (options.expansion_limit if given.ids else 0),
+        "ids": given.ids,
+        "kept": given.kept,
+        "expand_min_importance": options.expand_min_importance,
+        "edges": json.dumps(given.edge_rows()),
         "w_relevance": settings.QUALITY_WEIGHTS["relevance"],
         **{f"w_{name}": value for name, value in weights.items()},
     }
 
 
-def _match_type(options, vector, keyword):
-    if options.query:
-        weights = settings.RECALL_WEIGHTS
-        return "keyword" if weights["keyword"] * keyword > weights["vector"] * vector else "vector"
-    return "tag" if options.tags else "recency"
+@dataclass
+class Given:
+    """What the graph step hands to scoring: candidate ids, the ids exempt from
+    `expand_min_importance` (seeds, entity memories) and the edges followed."""
+
+    ids: list = field(default_factory=list)
+    kept: list = field(default_factory=list)
+    edges: list = field(default_factory=list)
+
+    def edge_rows(self):
+        """Each edge once from each end: {id, other, strength}."""
+        return [
+            row
+            for edge in self.edges
+            for row in (
+                {"id": edge.source, "other": edge.target, "strength": edge.strength},
+                {"id": edge.target, "other": edge.source, "strength": edge.strength},
+            )
+        ]
 
 
-def _seed_results(user, options, vector):
-    with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), "
-            "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-            "set_config('hnsw.max_scan_tuples', %s, true)",
-            [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
-        )
-    rows = Memory.objects.raw(_statement(options), _params(user, options, vector))
+def _match_type(options, memory, seeds, entities):
+    memory_id = str(memory.pk)
+    if memory_id in seeds or not seeds:
+        if options.query:
+            weights = settings.RECALL_WEIGHTS
+            keyword_wins = weights["keyword"] * memory.keyword > weights["vector"] * memory.vector
+            return "keyword" if keyword_wins else "vector"
+        return "tag" if options.tags else "recency"
+    return "entity" if memory_id in entities else "relation"
+
+
+def _score(user, options, vector, given=None, seeds=(), entities=()):
+    """Run the recall statement; answers RecallResult in ranking order."""
+    rows = Memory.objects.raw(_statement(options, bool(given)), _params(user, options, vector, given))
     results = []
     for memory in rows:
-        components = {
-            "vector": memory.vector,
-            "keyword": memory.keyword,
-            "relation": 0.0,
-            "tag": memory.tag,
-            "importance": memory.importance,
-            "confidence": memory.confidence,
-            "recency": memory.recency,
-            "context": memory.context,
-        }
-        result = RecallResult(
-            memory=memory,
-            score_components=components,
-            final_score=memory.final,
-            match_type=_match_type(options, memory.vector, memory.keyword),
-            rank_score=memory.rank_score,
+        components = {name: getattr(memory, name) for name in COMPONENTS}
+        results.append(
+            RecallResult(
+                memory=memory,
+                score_components=components,
+                final_score=memory.final,
+                match_type=_match_type(options, memory, seeds, entities),
+                rank_score=memory.rank_score,
+            )
         )
-        results.append(result)
     return results
 
 
-def expand_results(user, seeds, options, vector=None):
-    """The graph step: extra results reached from `seeds` over associations.
-
-    Answers (expanded, expansion) where `expanded` is a list of RecallResult for memories not
-    among the seeds — each with its `relation` component (Σ strength × related importance,
-    capped at 1) filled in, its final score computed with the same weights, match_type
-    "relation" or "entity", and `relations` describing the edges followed — and `expansion`
-    is the summary object of the response. Seeds' own `relations` and relation component are
-    filled in too. The traversal and scoring live in `graph.queries.expand_recall`.
-    """
-    return graph_queries.expand_recall(user, seeds, options, vector)
-
-
-def final_score(components):
-    """The weighted sum of the components (for results scored outside SQL)."""
-    weights = settings.RECALL_WEIGHTS
-    return sum(weights[name] * components[name] for name in COMPONENTS)
+def _relations(results, edges):
+    """Each result's followed edges to another returned result."""
+    returned = {str(result.memory.pk) for result in results}
+    for result in results:
+        memory_id = str(result.memory.pk)
+        result.relations = [
+            edge.seen_from(memory_id)
+            for edge in edges
+            if memory_id in (edge.source, edge.target) and {edge.source, edge.target} <= returned
+        ]
 
 
-def rank_score(result, options):
-    """The ordering score of a result (SQL computes it for seeds)."""
-    if result.rank_score is not None:
-        return result.rank_score
-    if not options.rank_by_quality:
-        return result.final_score
-    return QUALITY_RANK_WEIGHT * result.memory.quality_score + (1 - QUALITY_RANK_WEIGHT) * min(
-        1.0, result.final_score
-    )
-
-
-def _order(results, options):
-    if options.query or options.rank_by_quality:
-        return sorted(results, key=lambda r: rank_score(r, options), reverse=True)
-    return sorted(results, key=lambda r: r.memory.created_at, reverse=True)
+def _expansion_summary(options, seeds, entities=(), expanded=0, edges=()):
+    return {
+        "enabled": options.expand_relations,
+        "expand_entities": options.expand_entities,
+        "expand_respect_tags": options.expand_respect_tags,
+        "seed_count": len(seeds),
+        "entity_count": len(entities),
+        "expanded_count": expanded,
+        "edges_followed": len(edges),
+        "relation_limit": options.relation_limit,
+        "expansion_limit": options.expansion_limit,
+        "max_hops": options.max_hops,
+        "min_strength": options.expand_min_strength,
+        "min_importance": options.expand_min_importance,
+    }
 
 
 # The largest access_count the column holds: the count stops there instead of overflowing.
@@ -401,17 +481,39 @@ def _touch(results):
 def recall(user, options, record_access=True):
     """Answers {"results": [RecallResult], "expansion": {...}, "query_time_ms": ms}.
 
-    With `record_access=False` it is a read-only recall: nothing is written."""
+    With `record_access=False` it is a read-only recall (the dashboard's recall explorer shows
+    curators what an assistant would get back without counting it as an access): nothing is written.
+
+    Seeds come from the gathered candidates. With expansion, the graph step (`graph.queries.expansion`)
+    reaches further memories from the seeds, and the same statement scores and ranks the seeds and
+    those memories together (not needed when the graph step found no edge and no entity memory).
+    """
     started = time.perf_counter()
     vector = embeddings.vector_literal(embeddings.embed(options.query)) if options.query else None
     with transaction.atomic():
-        seeds = _seed_results(user, options, vector)
-        expanded, expansion = expand_results(user, seeds, options, vector)
-        results = _order(seeds + expanded, options)
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT set_config('hnsw.ef_search', %s, true), "
+                "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
+                "set_config('hnsw.max_scan_tuples', %s, true)",
+                [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
+            )
+        results = _score(user, options, vector)
+        summary = _expansion_summary(options, results)
+        if (options.expand_relations or options.expand_entities) and results:
+            seeds = [str(result.memory.pk) for result in results]
+            edges, entities, reached = graph_queries.expansion(user.pk, seeds, options)
+            expanded = 0
+            if edges or entities:
+                given = Given(ids=[*seeds, *entities, *reached], kept=[*seeds, *entities], edges=edges)
+                results = _score(user, options, vector, given, set(seeds), set(entities))
+                _relations(results, edges)
+                expanded = sum(1 for result in results if result.match_type in ("entity", "relation"))
+            summary = _expansion_summary(options, seeds, entities, expanded, edges)
     if record_access:
         _touch(results)
     return {
         "results": results,
-        "expansion": expansion,
+        "expansion": summary,
         "query_time_ms": round((time.perf_counter() - started) * 1000, 2),
     }

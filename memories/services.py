@@ -65,7 +65,7 @@ def _lock_hashes(owner_id, hashes):
 def _live_duplicates(owner, hashes):
     """{content_hash: memory} for the owner's live memories with one of these hashes."""
     found = Memory.objects.filter(owner=owner, content_hash__in=set(hashes), archived_at__isnull=True)
-    return {memory.content_hash: memory for memory in found.order_by("created_at")}
+    return {memory.content_hash: memory for memory in found.order_by("created_at", "sequence")}
 
 
 def _locked(memory):

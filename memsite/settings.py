@@ -204,7 +204,7 @@ EMBEDDING_BULK_THREADS = env_int("MEMSITE_EMBEDDING_BULK_THREADS", 0, 0, 64)
 RECALL_WEIGHTS = {
     "vector": env_float("MEMSITE_RECALL_WEIGHT_VECTOR", 0.35, 0, 1),
     "keyword": env_float("MEMSITE_RECALL_WEIGHT_KEYWORD", 0.35, 0, 1),
-    "relation": env_float("MEMSITE_RECALL_WEIGHT_RELATION", 0.25, 0, 1),
+    "relation": env_float("MEMSITE_RECALL_WEIGHT_RELATION", 0.0, 0, 1),
     "tag": env_float("MEMSITE_RECALL_WEIGHT_TAG", 0.20, 0, 1),
     "importance": env_float("MEMSITE_RECALL_WEIGHT_IMPORTANCE", 0.10, 0, 1),
     "confidence": env_float("MEMSITE_RECALL_WEIGHT_CONFIDENCE", 0.05, 0, 1),

@@ -6,6 +6,9 @@ Each function takes the decoded JSON value and returns clean Python values, or r
 
 import math
 
+from django.utils import timezone
+
+from memories import time_query
 from memories.models import MemoryType
 from memories.recall import RecallOptions
 from memsite.errors import Invalid
@@ -222,6 +225,14 @@ def parse_recall(params):
     start, end = query_time(params, "start"), query_time(params, "end")
     if start and end and start > end:
         raise bad_request("'start' must not be after 'end'")
+    phrase = (params.get("time_query") or "").strip()
+    if phrase:
+        if start or end:
+            raise bad_request("Use either 'time_query' or 'start'/'end', not both")
+        try:
+            start, end = time_query.resolve(phrase, timezone.now())
+        except (ValueError, OverflowError):
+            raise bad_request(f"'time_query' must be one of: {time_query.PHRASES}") from None
     return RecallOptions(
         query=query,
         tags=query_tags(params, "tags"),
@@ -242,6 +253,8 @@ def parse_recall(params):
         expand_min_strength=query_float(params, "expand_min_strength", 0.0),
         expand_min_importance=query_float(params, "expand_min_importance", 0.0),
         max_hops=query_int(params, "max_hops", 1, 1, 3),
+        expand_respect_tags=query_bool(params, "expand_respect_tags"),
+        sort=query_choice(params, "sort", "score", ["score", "time_desc", "time_asc"]),
     )
 
 

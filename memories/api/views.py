@@ -268,6 +268,25 @@ RECALL_PARAMETERS = [
     OpenApiParameter("expand_min_strength", UNIT),
     OpenApiParameter("expand_min_importance", UNIT),
     OpenApiParameter("max_hops", integer(1, 3, 1)),
+    OpenApiParameter(
+        "expand_respect_tags",
+        bool,
+        description="Apply the `tags` filter to expanded memories too (default false: unscoped).",
+    ),
+    OpenApiParameter(
+        "time_query",
+        str,
+        description="A time phrase resolved to start/end on the memory's time: today, yesterday, "
+        "last 24 hours, last 48 hours, last N days, this week, last week, this month, last month, "
+        "this year, last year, 'in May 2023', 'since March 2024'. Not with start/end.",
+    ),
+    OpenApiParameter(
+        "sort",
+        str,
+        enum=["score", "time_desc", "time_asc"],
+        description="score (default), or the results listed by time; with a query the best-scored "
+        "results are chosen first.",
+    ),
 ]
 
 

@@ -4,7 +4,7 @@ import pytest
 from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
-from graph import enrichment
+from graph import enrichment, entities
 from graph.models import Association, Enrichment
 from memories.models import Memory
 
@@ -75,8 +75,8 @@ def test_proper_names_become_entity_tags(store):
 
 
 def test_proper_names_ignore_sentence_starts_but_know_existing_entities():
-    assert enrichment.proper_names("Yesterday we met Anna Lee in Paris. Then lunch.") == {"anna-lee", "paris"}
-    assert enrichment.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
+    assert entities.proper_names("Yesterday we met Anna Lee in Paris. Then lunch.") == {"anna-lee", "paris"}
+    assert entities.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
 
 
 def test_a_batch_store_is_enriched_in_bulk(alice_client, run_jobs):
@@ -125,3 +125,61 @@ def test_enrichment_can_be_switched_off(store, settings):
     store(DEPLOY_AGAIN, tags=["ci"])
     assert not Association.objects.exists()
     assert not Enrichment.objects.exists()
+
+
+TURNS = [
+    "Caroline: I went to the support group yesterday.",
+    "Melanie: How did it go?",
+    "Caroline: It was powerful, everyone shared their stories.",
+    "Melanie: I am glad you found people who understand.",
+]
+
+
+def store_batch(client, run_jobs, items):
+    """POST /memory/batch, then let a worker run the enrichment job the store queued."""
+    response = client.post("/memory/batch", {"memories": items}, format="json")
+    assert response.status_code in (200, 201), response.content
+    run_jobs()
+    return [str(item["memory_id"]) for item in sorted(response.json()["succeeded"], key=lambda i: i["index"])]
+
+
+def chain(ids):
+    """The PRECEDED_BY edges a conversation of `ids` must have: each turn to the one before."""
+    return {(later, earlier) for earlier, later in zip(ids, ids[1:], strict=False)}
+
+
+def test_a_batch_with_one_timestamp_is_chained_in_batch_order(alice_client, run_jobs):
+    stamp = "2023-05-08T13:56:00Z"
+    ids = store_batch(
+        alice_client,
+        run_jobs,
+        [{"content": turn, "tags": ["chat"], "timestamp": stamp} for turn in TURNS],
+    )
+    assert set(edges("PRECEDED_BY")) == chain(ids)
+    sequences = [Memory.objects.get(pk=pk).sequence for pk in ids]
+    assert sequences == sorted(sequences)
+
+
+def test_a_batch_without_timestamps_is_chained_in_batch_order(alice_client, run_jobs):
+    ids = store_batch(
+        alice_client,
+        run_jobs,
+        [{"content": turn, "tags": ["chat"]} for turn in TURNS],
+    )
+    assert len({Memory.objects.get(pk=pk).created_at for pk in ids}) == 1
+    assert set(edges("PRECEDED_BY")) == chain(ids)
+
+
+def test_a_later_batch_continues_the_chain_of_an_earlier_one(alice_client, run_jobs):
+    stamp = "2023-05-08T13:56:00Z"
+    first = store_batch(
+        alice_client,
+        run_jobs,
+        [{"content": turn, "tags": ["chat"], "timestamp": stamp} for turn in TURNS[:2]],
+    )
+    second = store_batch(
+        alice_client,
+        run_jobs,
+        [{"content": turn, "tags": ["chat"], "timestamp": stamp} for turn in TURNS[2:]],
+    )
+    assert set(edges("PRECEDED_BY")) == chain(first + second)

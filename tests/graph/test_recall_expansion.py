@@ -1,4 +1,5 @@
 import factory
+import pytest
 
 from graph.models import Association
 from tests.factories import AssociationFactory, MemoryFactory
@@ -119,8 +120,49 @@ def test_expansion_never_reaches_another_users_memories(alice, bob, alice_client
     assert Association.objects.filter(source__owner=alice).count() == 2
 
 
-def test_expanded_memories_obey_the_recall_filters(alice, alice_client):
+def test_expansion_reaches_beyond_the_tag_filter_by_default(alice, alice_client):
     a, b, _ = chain(alice)
     response = recall(alice_client, expand_relations="true", tags="infra", limit=5)
+    assert ids(response) == [str(a.pk), str(b.pk)]
+    assert response.json()["results"][1]["match_type"] == "relation"
+    assert response.json()["expansion"]["expand_respect_tags"] is False
+
+
+def test_expansion_respects_the_tag_filter_when_asked(alice, alice_client):
+    a, _, _ = chain(alice)
+    response = recall(
+        alice_client, expand_relations="true", expand_respect_tags="true", tags="infra", limit=5
+    )
     assert ids(response) == [str(a.pk)]
     assert response.json()["results"][0]["relations"] == []
+
+
+def test_expanded_memories_obey_the_other_recall_filters(alice, alice_client):
+    a, b, _ = chain(alice)
+    b.memory_type = "Decision"
+    b.save(update_fields=["memory_type"])
+    response = recall(alice_client, expand_relations="true", type="Memory", limit=5)
+    assert str(b.pk) not in ids(response)
+
+
+def test_an_expanded_memory_is_scored_as_it_would_be_as_a_seed(alice, alice_client):
+    a, b, _ = chain(alice)
+    expanded = {r["id"]: r for r in recall(alice_client, expand_relations="true").json()["results"]}
+    seeded = {r["id"]: r for r in recall(alice_client, limit=3).json()["results"]}
+    assert expanded[str(b.pk)]["match_type"] == "relation"
+    assert seeded[str(b.pk)]["match_type"] != "relation"
+    for name in ("vector", "keyword", "context", "tag", "importance", "confidence", "recency"):
+        assert expanded[str(b.pk)]["score_components"][name] == pytest.approx(
+            seeded[str(b.pk)]["score_components"][name]
+        )
+    seed = expanded[str(a.pk)]["score_components"]
+    assert expanded[str(b.pk)]["score_components"]["relation"] == pytest.approx(
+        0.9 * seed["importance"] * seed["vector"]
+    )
+    assert seeded[str(b.pk)]["score_components"]["relation"] == 0
+
+
+def test_graph_code_does_not_import_recall():
+    import graph.queries
+
+    assert "recall" not in vars(graph.queries)

@@ -1,0 +1,90 @@
+"""Time phrases of recall's `time_query`, resolved to a (start, end) range on the memory's time.
+
+Phrases (case and surrounding spaces ignored; weeks start on Monday; times in UTC):
+today, yesterday, last/past 24 hours, last/past 48 hours, last/past N days, this week,
+last week (the previous calendar week), this month, last month, this year, last year,
+"in May 2023" (or "May 2023", "in 2023"), "since March 2024" (or "since 2024").
+`end` is the last microsecond of the range, or None when the range runs up to now.
+"""
+
+import re
+from datetime import datetime, timedelta
+
+MONTHS = {
+    name: number
+    for number, names in enumerate(
+        [
+            ("january", "jan"),
+            ("february", "feb"),
+            ("march", "mar"),
+            ("april", "apr"),
+            ("may",),
+            ("june", "jun"),
+            ("july", "jul"),
+            ("august", "aug"),
+            ("september", "sep", "sept"),
+            ("october", "oct"),
+            ("november", "nov"),
+            ("december", "dec"),
+        ],
+        start=1,
+    )
+    for name in names
+}
+PHRASES = (
+    "today, yesterday, last 24 hours, last 48 hours, last N days, this week, last week, "
+    "this month, last month, this year, last year, in <month> <year>, since <month> <year>"
+)
+HOURS = re.compile(r"(?:last|past) (24|48) hours")
+DAYS = re.compile(r"(?:last|past) (\d{1,4}) days?")
+MONTH_YEAR = re.compile(r"(in |since )?(?:([a-z]+) )?(\d{4})")
+TICK = timedelta(microseconds=1)
+
+
+def _calendar(phrase, now):
+    """(start, next start) of the calendar ranges: days, weeks, months, years."""
+    today = now.replace(hour=0, minute=0, second=0, microsecond=0)
+    monday = today - timedelta(days=today.weekday())
+    month = today.replace(day=1)
+    year = month.replace(month=1)
+    previous_month = (month - timedelta(days=1)).replace(day=1)
+    return {
+        "today": (today, today + timedelta(days=1)),
+        "yesterday": (today - timedelta(days=1), today),
+        "this week": (monday, monday + timedelta(days=7)),
+        "last week": (monday - timedelta(days=7), monday),
+        "this month": (month, (month + timedelta(days=32)).replace(day=1)),
+        "last month": (previous_month, month),
+        "this year": (year, year.replace(year=year.year + 1)),
+        "last year": (year.replace(year=year.year - 1), year),
+    }.get(phrase)
+
+
+def resolve(phrase, now):
+    """(start, end) for `phrase` at `now` (an aware datetime); ValueError for an unknown phrase."""
+    phrase = " ".join(phrase.casefold().split())
+    calendar = _calendar(phrase, now)
+    if calendar:
+        return calendar[0], calendar[1] - TICK
+    if match := HOURS.fullmatch(phrase):
+        return now - timedelta(hours=int(match[1])), None
+    if match := DAYS.fullmatch(phrase):
+        if int(match[1]) == 0:
+            raise ValueError(f"unknown time phrase {phrase!r}")
+        return now - timedelta(days=int(match[1])), None
+    match = MONTH_YEAR.fullmatch(phrase)
+    if not match or (match[2] and match[2] not in MONTHS):
+        raise ValueError(f"unknown time phrase {phrase!r}")
+    year = int(match[3])
+    if not 1 <= year <= 9998:
+        raise ValueError(f"unknown time phrase {phrase!r}")
+    zone = now.tzinfo
+    if match[2]:
+        start = datetime(year, MONTHS[match[2]], 1, tzinfo=zone)
+        following = (start + timedelta(days=32)).replace(day=1)
+    else:
+        start = datetime(year, 1, 1, tzinfo=zone)
+        following = start.replace(year=year + 1)
+    if match[1] == "since ":
+        return start, None
+    return start, following - TICK
