@@ -9,7 +9,6 @@ recorded as failed (see `GET /enrichment/status`) and can be re-run with
 periodic sweep (`requeue_pending`) re-queues memories left pending, e.g. after a lost job.
 """
 
-import json
 import logging
 from collections import defaultdict
 from datetime import timedelta
@@ -28,6 +27,7 @@ from memsite import jobs
 logger = logging.getLogger(__name__)
 PRECEDED_STRENGTH = 0.5
 SWEEP_BATCH = 500
+ENRICHMENT_LOCK = 7201  # the advisory-lock class of enrichment's per-owner locks
 SWEEP_LIMIT = 50_000
 
 # The previous memory is the latest one before it in (created_at, sequence) order, so memories
@@ -61,15 +61,6 @@ WHERE n.id = ANY(%(ids)s::uuid[]) AND s.score >= %(min_cosine)s
     SELECT 1 FROM graph_association a
     WHERE a.source_id = s.id AND a.target_id = n.id AND a.relation_type = 'SIMILAR_TO'
   )
-"""
-
-ADD_TAGS_SQL = """
-UPDATE memories_memory m
-SET tags = ARRAY(
-    SELECT t FROM unnest(m.tags || v.tags) WITH ORDINALITY AS u(t, n) GROUP BY t ORDER BY min(n)
-)
-FROM jsonb_to_recordset(%s::jsonb) AS v(id uuid, tags varchar[])
-WHERE m.id = v.id AND NOT m.tags @> v.tags
 """
 
 
@@ -177,16 +168,12 @@ def _entity_tags(ids):
     for _, owner, content, _ in rows:
         by_owner[owner] |= {entities.tag(name) for name in entities.candidate_slugs(content)}
     known = {owner: _known_entities(owner, candidates) for owner, candidates in by_owner.items()}
-    updates = []
+    updates = {}
     for pk, owner, content, tags in rows:
         new = sorted(entities.tag(name) for name in entities.proper_names(content, known[owner]))
-        new = [tag for tag in new if tag not in tags]
-        if new:
-            updates.append({"id": str(pk), "tags": new})
-    if updates:
-        with connection.cursor() as cursor:
-            cursor.execute(ADD_TAGS_SQL, [json.dumps(updates)])
-    return sum(len(update["tags"]) for update in updates)
+        updates[pk] = [tag for tag in new if tag not in tags]
+    Memory.objects.add_tags(updates)
+    return sum(len(new) for new in updates.values())
 
 
 def _write(links):
@@ -206,6 +193,7 @@ def enrich(memory_ids, retry_transient=False):
         return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
     try:
         with transaction.atomic():
+            _lock_owners(ids)
             tags = _entity_tags(ids) if settings.ENRICHMENT_ENTITY_TAGS else 0
             edges = _write(_preceded_links(ids) + _similar_links(ids))
             Enrichment.objects.filter(memory_id__in=ids).update(
@@ -218,6 +206,17 @@ def enrich(memory_ids, retry_transient=False):
         _record_failure(ids, error)
         return {"processed": len(ids), "edges": 0, "entity_tags": 0, "failed": len(ids)}
     return {"processed": len(ids), "edges": edges, "entity_tags": tags, "failed": 0}
+
+
+def _lock_owners(ids):
+    """Enrich one owner's memories one job at a time (owners in id order): two workers linking
+    neighbouring memories of one owner would otherwise lock each other's rows and deadlock."""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT count(pg_advisory_xact_lock(%s, o.owner_id)) FROM "
+            "(SELECT DISTINCT owner_id FROM memories_memory WHERE id = ANY(%s::uuid[]) ORDER BY owner_id) o",
+            [ENRICHMENT_LOCK, ids],
+        )
 
 
 def _record_failure(ids, error):

@@ -257,7 +257,7 @@ class MemoryAdmin(admin.ModelAdmin):
         if changes:
             services.update_memory(Memory.objects.get(pk=obj.pk), changes)
         if "protected" in form.changed_data:
-            Memory.objects.filter(pk=obj.pk).update(protected=form.cleaned_data["protected"])
+            services.protect_memories(Memory.objects.filter(pk=obj.pk), form.cleaned_data["protected"])
 
     def delete_model(self, request, obj):
         services.delete_memory(obj)
@@ -294,10 +294,10 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.action(description="Protect from archival")
     def protect(self, request, queryset):
-        count = queryset.update(protected=True)
+        count = services.protect_memories(queryset)
         self.message_user(request, f"Protected {count} memories.", messages.SUCCESS)
 
     @admin.action(description="Remove protection")
     def unprotect(self, request, queryset):
-        count = queryset.update(protected=False)
+        count = services.protect_memories(queryset, protected=False)
         self.message_user(request, f"Removed protection from {count} memories.", messages.SUCCESS)

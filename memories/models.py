@@ -1,10 +1,11 @@
+import json
 import uuid
 
 from django.conf import settings
 from django.contrib.postgres.fields import ArrayField
 from django.contrib.postgres.indexes import GinIndex
 from django.contrib.postgres.search import SearchVector, SearchVectorField
-from django.db import models
+from django.db import connection, models
 from django.db.models import F, Func, Q, TextField, Value
 from django.db.models.functions import Length
 from django.db.models.lookups import LessThanOrEqual
@@ -75,6 +76,25 @@ class SourceType(models.TextChoices):
     TOOL_OUTPUT = "tool_output"
 
 
+ADD_TAGS_SQL = """
+UPDATE memories_memory m
+SET tags = ARRAY(
+    SELECT t FROM unnest(m.tags || v.tags) WITH ORDINALITY AS u(t, n) GROUP BY t ORDER BY min(n)
+)
+FROM jsonb_to_recordset(%s::jsonb) AS v(id uuid, tags varchar[])
+WHERE m.id = v.id AND NOT m.tags @> v.tags
+"""
+
+
+class MemoryManager(models.Manager):
+    def add_tags(self, tags_by_id):
+        """Append tags to memories in one UPDATE ({id: [tag, ...]}), keeping order, never twice."""
+        rows = [{"id": str(pk), "tags": tags} for pk, tags in tags_by_id.items() if tags]
+        if rows:
+            with connection.cursor() as cursor:
+                cursor.execute(ADD_TAGS_SQL, [json.dumps(rows)])
+
+
 class Memory(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
@@ -131,6 +151,8 @@ class Memory(models.Model):
     protected = models.BooleanField(default=False)
     archived_at = models.DateTimeField(null=True, blank=True)
     archive_reason = models.CharField(max_length=200, blank=True, default="")
+
+    objects = MemoryManager()
 
     class Meta:
         ordering = ["-created_at", "-sequence"]

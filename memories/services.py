@@ -262,6 +262,11 @@ def archive_memories(memories, reason="manual"):
         return live.update(archived_at=timezone.now(), archive_reason=reason)
 
 
+def protect_memories(memories, protected=True):
+    """Set or clear the protection from archival of every memory of a queryset; answer how many."""
+    return memories.update(protected=protected)
+
+
 def restore_memories(memories):
     """Restore the archived memories of a queryset in one UPDATE; answer (restored, refused).
 

@@ -55,17 +55,26 @@ def anon_client():
     return APIClient()
 
 
+@pytest.fixture(autouse=True)
+def committed_state_reset(request):
+    """Tests that commit start from an empty AGE graph and an empty queue: the flush between such
+    tests empties the project's tables but neither the graph nor the queue's tables."""
+    marker = request.node.get_closest_marker("django_db")
+    committing = marker is not None and marker.kwargs.get("transaction", False)
+    if committing or {"transactional_db", "live_server"} & set(request.fixturenames):
+        request.getfixturevalue("transactional_db")
+        age.rebuild_from_tables()
+        with connection.cursor() as cursor:
+            cursor.execute(QUEUE_TRUNCATE)
+
+
 @pytest.fixture
 def run_jobs(transactional_db):
     """Run the queued jobs with a real Procrastinate worker in this process, until none is left.
 
     Jobs are written in the store's transaction and read by the worker on its own connections,
-    so tests that use it commit (transaction=True). The flush between such tests empties the
-    project's tables but neither the AGE graph nor the queue's tables: both start empty here.
+    so tests that use it commit (transaction=True).
     """
-    age.rebuild_from_tables()
-    with connection.cursor() as cursor:
-        cursor.execute(QUEUE_TRUNCATE)
 
     def run(**options):
         with app.replace_connector(app.connector.get_worker_connector()):

@@ -1,7 +1,10 @@
 """Association discovery: DISCOVERED edges between related memories nobody linked (runs before the boost).
 
 Candidates are the live memories new or changed since the last applied run that discovered (all of
-them on the first run; "changed" is an edit or a re-enrichment). Each asks the HNSW index for its
+them on the first run; "changed" is entering the store, an edit or a re-enrichment), oldest change
+first and at most `DISCOVERY_MAX_SEARCHED` a run: a run that stops there records how far it got
+(`searched_through`) and the next run goes on from there, so a large store is covered over a few
+runs instead of one run taking minutes. Each asks the HNSW index for its
 `DISCOVERY_NEIGHBOURS` nearest live memories of the same owner whose similarity lies in the band
 [`DISCOVERY_MIN_SIMILARITY`, `DISCOVERY_MAX_SIMILARITY`): the band's top leaves near-duplicates to
 detection and SIMILAR_TO to enrichment. The search runs chunk by chunk in parallel workers, like
@@ -26,6 +29,7 @@ phase's transaction.
 import logging
 import time
 from collections import defaultdict
+from datetime import datetime
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -69,11 +73,21 @@ END
 $fn$
 """
 
-# The memories new or changed since the last applied run (every live memory when `since` is null).
-CANDIDATE = """
+# When a memory last changed: it entered the store, its content changed, or it was re-enriched.
+CHANGED = """GREATEST(m.entered_at, m.updated_at,
+                (SELECT e.updated_at FROM graph_enrichment e WHERE e.memory_id = m.id))"""
+# The live memories changed after `since` (every one when it is null) and up to `until` (no bound
+# when it is null).
+CANDIDATE = f"""
 m.archived_at IS NULL
-AND (%(since)s::timestamptz IS NULL OR m.created_at >= %(since)s OR m.updated_at >= %(since)s
-     OR EXISTS (SELECT 1 FROM graph_enrichment e WHERE e.memory_id = m.id AND e.updated_at >= %(since)s))
+AND (%(since)s::timestamptz IS NULL OR {CHANGED} > %(since)s)
+AND (%(until)s::timestamptz IS NULL OR {CHANGED} <= %(until)s)
+"""
+# The change time of the last candidate a capped run searches: the `MEMSITE_DISCOVERY_MAX_SEARCHED`-th
+# oldest change (none when there are fewer candidates).
+UNTIL = f"""
+SELECT {CHANGED} AS changed FROM memories_memory m WHERE {CANDIDATE}
+ORDER BY changed OFFSET %(max_searched)s - 1 LIMIT 1
 """
 
 CREATE_PAIRS = """
@@ -157,8 +171,9 @@ LIMIT %(per_run)s
 """
 
 
-def last_discovery_start():
-    """When the last applied run that discovered started (None: never)."""
+def discovered_through():
+    """How far the last applied run that discovered got (None: never ran): the change time of the
+    last memory it searched when it stopped at the cap, else when it started."""
     run = (
         ConsolidationRun.objects.filter(
             dry_run=False, status=ConsolidationRun.Status.SUCCEEDED, phases__has_key=PHASE
@@ -166,12 +181,17 @@ def last_discovery_start():
         .order_by("-started_at")
         .first()
     )
-    return run.started_at if run else None
+    if run is None:
+        return None
+    through = run.phases[PHASE].get("searched_through")
+    return datetime.fromisoformat(through) if through else run.started_at
 
 
 def _params(since):
     return {
         "since": since,
+        "until": None,
+        "max_searched": settings.DISCOVERY_MAX_SEARCHED,
         "neighbours": settings.DISCOVERY_NEIGHBOURS,
         "min_similarity": settings.DISCOVERY_MIN_SIMILARITY,
         "max_similarity": settings.DISCOVERY_MAX_SIMILARITY,
@@ -191,6 +211,9 @@ def _search(cursor, params):
     cursor.execute(NEIGHBOURS_FUNCTION)
     cursor.execute("DROP TABLE IF EXISTS pg_temp.discover_pair, pg_temp.discover_scored")
     cursor.execute(CREATE_PAIRS)
+    cursor.execute(UNTIL, params)
+    found = cursor.fetchone()
+    params["until"] = found[0] if found else None
     cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {CANDIDATE}", params)
     (candidates,) = cursor.fetchone()
     chunks = max(1, -(-candidates // CHUNK_SIZE))
@@ -210,7 +233,7 @@ def discovery_phase(dry_run=False):
     """
     if not settings.DISCOVERY_ENABLED or settings.DISCOVERY_MAX_PER_RUN == 0:
         return {"enabled": False}
-    params = _params(last_discovery_start())
+    params = _params(discovered_through())
     started = time.perf_counter()
     with transaction.atomic(), connection.cursor() as cursor:
         candidates = _search(cursor, params)
@@ -241,6 +264,7 @@ def discovery_phase(dry_run=False):
     counts = {
         "since": params["since"].isoformat() if params["since"] else "first run",
         "candidates": candidates,
+        **({"searched_through": params["until"].isoformat()} if params["until"] else {}),
         "in_band": in_band,
         "agreed": agreed,
         "created": created,

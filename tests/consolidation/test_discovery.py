@@ -184,3 +184,23 @@ def test_caps_per_memory_and_per_run_keep_the_strongest_pairs(alice, discovery):
     discovery.DISCOVERY_MAX_PER_MEMORY = 5
     discovery.DISCOVERY_MAX_PER_RUN = 1
     assert discovery_phase()["created"] == 1
+
+
+def test_a_capped_run_searches_the_oldest_changes_and_the_next_run_goes_on(alice, discovery):
+    discovery.DISCOVERY_MAX_SEARCHED = 1
+    MemoryFactory(owner=alice, content=PIE)
+    webhook = MemoryFactory(owner=alice, content=WEBHOOK, tags=["entity:stripe"])
+    refunds = MemoryFactory(owner=alice, content=REFUNDS, tags=["entity:stripe"])
+
+    first = run_consolidation(dry_run=False).phases["discover"]
+    second = run_consolidation(dry_run=False).phases["discover"]
+    third = run_consolidation(dry_run=False).phases["discover"]
+    fourth = run_consolidation(dry_run=False).phases["discover"]
+
+    assert [first["candidates"], second["candidates"], third["candidates"]] == [1, 1, 1]
+    assert first["created"] == 0
+    assert second["created"] == 1
+    assert discovered(webhook, refunds) is not None
+    assert "searched_through" in first
+    assert "searched_through" not in fourth
+    assert fourth["candidates"] == 0

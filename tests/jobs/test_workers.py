@@ -61,7 +61,8 @@ def test_a_stores_enrichment_is_done_by_a_worker_process(alice_client, run_jobs)
 
     finish(worker("--one-shot"))
 
-    assert Enrichment.objects.get(memory_id=memory_id).status == "done"
+    enriched = Enrichment.objects.get(memory_id=memory_id)
+    assert enriched.status == "done", enriched.error
     status = alice_client.get("/enrichment/status").json()
     assert (status["done_count"], status["pending_count"], status["lag_seconds"]) == (1, 0, None)
 
@@ -108,7 +109,7 @@ def test_two_workers_never_run_a_job_twice(alice_client, run_jobs):
     assert set(ProcrastinateJob.objects.values_list("status", flat=True)) == {"succeeded"}
     runs = list(JobOutcome.objects.filter(job_id__in=queued).values_list("job_id", flat=True))
     assert sorted(runs) == sorted(queued)
-    assert set(Enrichment.objects.values_list("status", flat=True)) == {"done"}
+    assert set(Enrichment.objects.values_list("status", "error")) == {("done", "")}
 
 
 def test_two_workers_run_one_consolidation_at_a_time(alice, staff, run_jobs):

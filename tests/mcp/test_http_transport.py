@@ -1,6 +1,5 @@
 import anyio
 import pytest
-from rest_framework.throttling import UserRateThrottle
 
 from tests.mcp.conftest import asgi_http, call, calls
 
@@ -81,8 +80,8 @@ def test_django_pages_admin_static_and_rest_are_served_beside_mcp(alice_token):
     assert django_get("/recall").status_code == 401
 
 
-def test_tool_calls_share_the_rest_request_budget(monkeypatch, alice_token):
-    monkeypatch.setitem(UserRateThrottle.THROTTLE_RATES, "user", "3/min")
+def test_tool_calls_share_the_rest_request_budget(settings, alice_token):
+    settings.THROTTLE_USER_PER_MINUTE = 3
     rest = django_get("/recall?query=x", {"Authorization": f"Bearer {alice_token}"})
     assert rest.status_code == 200
     health = ("check_health", {})

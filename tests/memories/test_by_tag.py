@@ -42,3 +42,10 @@ def test_by_tag_validation(alice_client, params, message):
     response = alice_client.get("/memory/by-tag", params)
     assert response.status_code == 400
     assert response.json()["message"] == message
+
+
+def test_by_tag_reports_its_query_time(alice_client):
+    body = alice_client.get("/memory/by-tag", {"tags": "t"}).json()
+
+    assert body["query_time_ms"] >= 0
+    assert body["total"] == 0
