@@ -1,4 +1,4 @@
-"""Serializer fields shared by the API's request serializers."""
+"""What the API's request serializers share: their strict flag field and how a view runs one."""
 
 from rest_framework import serializers
 
@@ -11,3 +11,10 @@ class JsonBooleanField(serializers.BooleanField):
         if not isinstance(data, bool):
             self.fail("invalid", input=data)
         return data
+
+
+def validated(serializer_class, data):
+    """The serializer's validated data for `data` (a body or query parameters); a 400 otherwise."""
+    serializer = serializer_class(data=data)
+    serializer.is_valid(raise_exception=True)
+    return serializer.validated_data

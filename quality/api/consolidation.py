@@ -11,7 +11,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
-from memsite.api.fields import JsonBooleanField
+from memsite.api.fields import JsonBooleanField, validated
 from memsite.api.jobs import accepted
 from memsite.api.pagination import Pagination
 from memsite.errors import Conflict, Invalid, NotFound
@@ -94,12 +94,6 @@ class ResetBoostResponseSerializer(serializers.Serializer):
     quality_overall = serializers.FloatField()
 
 
-def _validated(serializer_class, data):
-    serializer = serializer_class(data=data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
 class ConsolidationRunView(APIView):
     error_statuses = {"POST": (409,)}
 
@@ -116,7 +110,7 @@ class ConsolidationRunView(APIView):
         responses={202: RunAcceptedSerializer, 409: OpenApiResponse(description=ConsolidationBusy.__doc__)},
     )
     def post(self, request):
-        params = _validated(RunRequestSerializer, request.data)
+        params = validated(RunRequestSerializer, request.data)
         try:
             run, job_id = queue_consolidation(dry_run=params["dry_run"], started_by=request.user)
         except ConsolidationBusy as busy:

@@ -9,6 +9,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
+from memsite.api.fields import validated
 from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
 from quality import queries, services
@@ -18,18 +19,6 @@ from quality.models import Inconsistency
 
 MEMORY_ID = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
 FINDING_ID = OpenApiParameter("pk", int, OpenApiParameter.PATH, description="The inconsistency's id.")
-
-
-def query_params(serializer_class, request):
-    serializer = serializer_class(data=request.query_params)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
-
-
-def body_params(serializer_class, request):
-    serializer = serializer_class(data=request.data)
-    serializer.is_valid(raise_exception=True)
-    return serializer.validated_data
 
 
 class DistributionView(APIView):
@@ -43,7 +32,7 @@ class DistributionView(APIView):
         responses=s.DistributionSerializer,
     )
     def get(self, request):
-        params = query_params(s.DistributionQuerySerializer, request)
+        params = validated(s.DistributionQuerySerializer, request.query_params)
         return Response(queries.quality_distribution(request.user, **params))
 
 
@@ -72,7 +61,7 @@ class EvaluateView(APIView):
         responses=s.EvaluateResponseSerializer,
     )
     def post(self, request):
-        params = body_params(s.EvaluateRequestSerializer, request)
+        params = validated(s.EvaluateRequestSerializer, request.data)
         ids = params.get("memory_ids")
         evaluated = services.evaluate_quality(request.user, ids, params["query"])
         memories = [] if ids is None else queries.current_quality(request.user, ids)
@@ -132,7 +121,7 @@ class LowQualityView(ListAPIView):
     filter_backends = []
 
     def get_queryset(self):
-        threshold = query_params(s.LowQuerySerializer, self.request)["threshold"]
+        threshold = validated(s.LowQuerySerializer, self.request.query_params)["threshold"]
         return queries.low_quality_memories(self.request.user, threshold)
 
     def list(self, request, *args, **kwargs):
@@ -194,7 +183,7 @@ class ResolveView(APIView):
     )
     def post(self, request, pk):
         finding = queries.get_inconsistency_for_user(request.user, pk)
-        params = body_params(s.ResolveRequestSerializer, request)
+        params = validated(s.ResolveRequestSerializer, request.data)
         finding = services.resolve_inconsistency(
             finding, params["action"], request.user, params.get("memory_id"), params["reason"]
         )
@@ -236,5 +225,5 @@ class TrendsView(APIView):
         responses=s.TrendsSerializer,
     )
     def get(self, request):
-        days = query_params(s.TrendsQuerySerializer, request)["days"]
+        days = validated(s.TrendsQuerySerializer, request.query_params)["days"]
         return Response(queries.quality_trends(request.user, days))
