@@ -176,6 +176,15 @@ class Client:
             self.connection.close()
             self.connection = None
 
+    def _exchange(self, method, path, payload):
+        try:
+            self.connection.request(method, path, body=payload, headers=self.headers)
+            response = self.connection.getresponse()
+            return response, response.read()
+        except (http.client.HTTPException, OSError):
+            self.close()
+            raise
+
     def request(self, method, path, params=None, body=None):
         """Send one request; return (status, parsed JSON body or None, elapsed milliseconds)."""
         if self.connection is None:
@@ -185,12 +194,12 @@ class Client:
         payload = json.dumps(body).encode() if body is not None else None
         started = time.perf_counter()
         try:
-            self.connection.request(method, path, body=payload, headers=self.headers)
-            response = self.connection.getresponse()
-            data = response.read()
-        except (http.client.HTTPException, OSError):
-            self.close()
-            raise
+            response, data = self._exchange(method, path, payload)
+        except (BrokenPipeError, ConnectionResetError, http.client.RemoteDisconnected):
+            # The server closed an idle keep-alive connection: send once more on a new one.
+            self.reset()
+            started = time.perf_counter()
+            response, data = self._exchange(method, path, payload)
         elapsed = (time.perf_counter() - started) * 1000
         parsed = (
             json.loads(data)
