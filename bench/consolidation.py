@@ -135,15 +135,9 @@ def timed_run(dry_run):
     }
 
 
-def main():
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--memories", type=int, default=100_000)
-    parser.add_argument("--associations", type=int, default=300_000)
-    parser.add_argument("--database-url", default=DATABASE_URL)
-    parser.add_argument("--seed", type=int, default=7, help="random seed")
-    parser.add_argument("--skip-dry-run", action="store_true", help="time only the real run")
-    args = parser.parse_args()
-
+def prepare_scale(args):
+    """Grow the database to `args.memories` memories and `args.associations` associations of the
+    benchmark user; answers (owner id, the association load's report)."""
     ensure_database(args.database_url)
     with psycopg.connect(args.database_url) as conn:
         row = conn.execute(
@@ -157,8 +151,21 @@ def main():
         seed(args.database_url, args.memories - existing, USERNAME, random_seed=args.seed)
     with psycopg.connect(args.database_url) as conn:
         (owner_id,) = conn.execute("SELECT id FROM auth_user WHERE username = %s", [USERNAME]).fetchone()
+    return owner_id, load_associations(args.database_url, owner_id, args.associations, args.seed)
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--memories", type=int, default=100_000)
+    parser.add_argument("--associations", type=int, default=300_000)
+    parser.add_argument("--database-url", default=DATABASE_URL)
+    parser.add_argument("--seed", type=int, default=7, help="random seed")
+    parser.add_argument("--skip-dry-run", action="store_true", help="time only the real run")
+    args = parser.parse_args()
+
+    owner_id, associations = prepare_scale(args)
+    with psycopg.connect(args.database_url) as conn:
         (total,) = conn.execute("SELECT count(*) FROM memories_memory").fetchone()
-    associations = load_associations(args.database_url, owner_id, args.associations, args.seed)
     reset = reset_state(args.database_url, owner_id)
 
     os.environ.update(server_environment(args.database_url))

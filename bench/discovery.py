@@ -25,8 +25,7 @@ from collections import Counter
 import psycopg
 
 from bench.client import emit, ensure_database, log, machine, server_environment
-from bench.consolidation import USERNAME, load_associations
-from bench.seed import seed
+from bench.consolidation import prepare_scale
 
 SCALE_URL = "postgres://postgres@127.0.0.1:54329/memsite_consbench"
 DEMO_URL = "postgres://postgres@127.0.0.1:54329/memsite_discdemo"
@@ -42,21 +41,9 @@ def _setup_django(database_url):
 
 
 def _prepare_scale(args):
-    ensure_database(args.database_url)
+    _, associations = prepare_scale(args)
     with psycopg.connect(args.database_url) as conn:
-        row = conn.execute(
-            "SELECT u.id, count(m.id) FROM auth_user u LEFT JOIN memories_memory m ON m.owner_id = u.id "
-            "WHERE u.username = %s GROUP BY u.id",
-            [USERNAME],
-        ).fetchone()
-    existing = row[1] if row else 0
-    if existing < args.memories:
-        log(f"Seeding {args.memories - existing:,} memories ...")
-        seed(args.database_url, args.memories - existing, USERNAME, random_seed=args.seed)
-    with psycopg.connect(args.database_url) as conn:
-        (owner_id,) = conn.execute("SELECT id FROM auth_user WHERE username = %s", [USERNAME]).fetchone()
         (total,) = conn.execute("SELECT count(*) FROM memories_memory WHERE archived_at IS NULL").fetchone()
-    associations = load_associations(args.database_url, owner_id, args.associations, args.seed)
     return total, associations
 
 

@@ -9,6 +9,7 @@ from rest_framework.views import APIView
 from graph import age, enrichment, queries, services
 from graph.api import serializers as s
 from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
+from memsite.api.schema import UNIT, integer
 from memsite.errors import Failed, Invalid, NotFound, Unavailable
 from memsite.validation import json_body, parse_uuid
 
@@ -128,13 +129,6 @@ class AssociationDetailView(APIView):
         return Response({"status": "success", "association_id": association_id})
 
 
-def integer(low, high, default):
-    return {"type": "integer", "minimum": low, "maximum": high, "default": default}
-
-
-UNIT = {"type": "number", "minimum": 0, "maximum": 1, "default": 0}
-
-
 def types_parameter(name):
     """Relation types, repeated or comma-separated, case-insensitive."""
     return OpenApiParameter(
@@ -182,7 +176,7 @@ class NeighborsView(APIView):
         parameters=[
             OpenApiParameter("depth", integer(1, 3, 1), description="Hops, both directions."),
             types_parameter("types"),
-            OpenApiParameter("min_strength", UNIT),
+            OpenApiParameter("min_strength", {**UNIT, "default": 0}),
         ],
         responses={200: OpenApiTypes.OBJECT},
         summary="Memories linked to one memory, hop by hop in both directions.",
@@ -216,7 +210,7 @@ class SnapshotView(APIView):
         parameters=[
             OpenApiParameter("limit", integer(1, 5000, 500), description="Nodes."),
             types_parameter("types"),
-            OpenApiParameter("min_importance", UNIT),
+            OpenApiParameter("min_importance", {**UNIT, "default": 0}),
         ],
         responses={200: OpenApiTypes.OBJECT},
         summary="Nodes and edges of your graph, for drawing.",

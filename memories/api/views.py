@@ -15,7 +15,7 @@ from memories.api import validators
 from memories.models import Memory, MemoryType
 from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
-from memsite.api.schema import TIMESTAMP
+from memsite.api.schema import TIMESTAMP, UNIT, integer
 from memsite.errors import DomainError
 from memsite.validation import body_as_query, json_body
 
@@ -237,11 +237,6 @@ class ByTagView(APIView):
         return Response(by_tag_body(request.user, request.query_params))
 
 
-def integer(low, high, default):
-    return {"type": "integer", "minimum": low, "maximum": high, "default": default}
-
-
-UNIT = {"type": "number", "minimum": 0, "maximum": 1}
 TAGS = {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": 100}
 TYPES = {"type": "array", "items": {"type": "string", "enum": sorted(MemoryType.values)}}
 RECALL_PARAMETERS = [

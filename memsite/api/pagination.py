@@ -7,6 +7,7 @@ LimitOffsetPagination would silently fall back to the default).
 from drf_spectacular.utils import OpenApiParameter
 from rest_framework.pagination import LimitOffsetPagination
 
+from memsite.api.schema import integer
 from memsite.validation import query_int
 
 DEFAULT_LIMIT = 50
@@ -39,9 +40,10 @@ class Pagination(LimitOffsetPagination):
     @staticmethod
     def parameters():
         """The two query parameters, for views that page by hand (`page`)."""
-        limit = {"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}
-        offset = {"type": "integer", "minimum": 0, "maximum": MAX_OFFSET, "default": 0}
-        return [OpenApiParameter("limit", limit), OpenApiParameter("offset", offset)]
+        return [
+            OpenApiParameter("limit", integer(1, MAX_LIMIT, DEFAULT_LIMIT)),
+            OpenApiParameter("offset", integer(0, MAX_OFFSET, 0)),
+        ]
 
     def page(self, queryset, params):
         """One page of `queryset` for a view that renders its own body, from its query parameters

@@ -34,6 +34,12 @@ MESSAGES = {
 
 
 UUID_PATH_PARAMETERS = {"memory_id"}
+UNIT = {"type": "number", "minimum": 0, "maximum": 1}
+
+
+def integer(low, high, default):
+    """The schema of an integer parameter with its range and default."""
+    return {"type": "integer", "minimum": low, "maximum": high, "default": default}
 # A date-time within the accepted range (memsite.validation.EARLIEST–LATEST), as a pattern.
 TIMESTAMP = {
     "type": "string",
