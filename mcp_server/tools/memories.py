@@ -2,7 +2,6 @@
 
 from typing import Annotated
 
-from django.http import QueryDict
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 
@@ -23,6 +22,7 @@ from memories.api import validators
 from memories.api.views import by_tag_body, memory_body, recall_body, store_batch, store_one
 from memories.models import MemoryType
 from memsite.errors import Invalid
+from memsite.validation import body_as_query
 
 TAGS = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]}
 Content = arg("The memory's text, 1-2,000 characters.", type="string", maxLength=2000)
@@ -48,15 +48,6 @@ def integer(description, lo, hi):
 def given(**values):
     """The arguments the client gave (MCP has no way to send "absent" other than leaving it out)."""
     return {name: value for name, value in values.items() if value is not None}
-
-
-def query_dict(values):
-    """Tool arguments as the query string REST's validators read (lists repeated, booleans as words)."""
-    params = QueryDict(mutable=True)
-    for name, value in values.items():
-        items = value if isinstance(value, list) else [value]
-        params.setlist(name, [str(item).lower() if isinstance(item, bool) else str(item) for item in items])
-    return params
 
 
 def _store(user, fields, batch):
@@ -151,7 +142,7 @@ async def recall_memory(
     associations (use `expand_min_strength` 0.3-0.6 to skip weak links). Call it before answering
     a question that past conversations may have covered.
     """
-    params = query_dict(
+    params = body_as_query(
         given(
             query=query,
             tags=tags,
@@ -264,7 +255,7 @@ async def search_by_tag(
     offset: arg("How many to skip (default 0).", type="integer", minimum=0) = None,
 ) -> Annotated[CallToolResult, ByTagAnswer]:
     """List your live memories carrying any of the tags, most important first."""
-    params = query_dict(given(tags=tags, limit=limit, offset=offset))
+    params = body_as_query(given(tags=tags, limit=limit, offset=offset))
 
     def work(user):
         body = by_tag_body(user, params)

@@ -16,9 +16,10 @@ from mcp_server.shapes import (
     annotations,
     arg,
 )
-from mcp_server.tools.memories import given, query_dict
+from mcp_server.tools.memories import given
 from memories.queries import get_memory_for_user
 from memsite.api.pagination import Pagination
+from memsite.validation import body_as_query
 from quality import queries, services
 from quality.api import serializers as s
 from quality.filters import InconsistencyFilterSet
@@ -65,7 +66,7 @@ async def list_inconsistencies(
 ) -> Annotated[CallToolResult, InconsistencyListAnswer]:
     """List contradictions, duplicates, outdated and low-confidence memories found by detection,
     most severe first. Review open ones with resolve_inconsistency."""
-    params = query_dict(
+    params = body_as_query(
         given(type=type, status=status, memory=memory, min_severity=min_severity, limit=limit, offset=offset)
     )
 
