@@ -275,6 +275,11 @@ def restore_memories(memories):
     """
     with transaction.atomic():
         archived = memories.filter(archived_at__isnull=False)
+        hashes_by_owner = {}
+        for owner_id, digest in archived.values_list("owner_id", "content_hash").order_by("owner_id"):
+            hashes_by_owner.setdefault(owner_id, []).append(digest)
+        for owner_id, hashes in hashes_by_owner.items():  # as a store of the same text would
+            _lock_hashes(owner_id, hashes)
         latest = archived.order_by("owner_id", "content_hash", "-archived_at").distinct(
             "owner_id", "content_hash"
         )

@@ -1,7 +1,10 @@
 """PATCH and restore apply the duplicate rule: no two live memories of an owner share content."""
 
+import uuid
+
 import pytest
 
+from memories import services
 from memories.models import Memory
 
 pytestmark = pytest.mark.django_db
@@ -72,3 +75,19 @@ def test_restoring_a_memory_without_a_live_twin_succeeds(alice_client):
 
     assert response.status_code == 200
     assert Memory.objects.get(pk=memory).archived_at is None
+
+
+def test_a_bulk_restore_brings_back_no_twin_of_a_live_memory(alice, alice_client):
+    archived = store(alice_client, "Standup is at nine.")
+    alice_client.post(f"/memory/{archived}/archive")
+    live = store(alice_client, "Standup is at nine.")
+    other = store(alice_client, "Retro is on Thursday.")
+    alice_client.post(f"/memory/{other}/archive")
+
+    restored, refused = services.restore_memories(Memory.objects.filter(owner=alice))
+
+    assert (restored, refused) == (1, 1)
+    assert set(Memory.objects.filter(archived_at__isnull=True).values_list("pk", flat=True)) == {
+        uuid.UUID(live),
+        uuid.UUID(other),
+    }
