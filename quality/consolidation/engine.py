@@ -18,6 +18,7 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, DatabaseError, connection, connections, transaction
 from django.utils import timezone
 
+from memsite.db import retry_on_conflict
 from quality import metrics
 from quality.consolidation.boost import boost_phase
 from quality.consolidation.discovery import discovery_phase
@@ -145,6 +146,20 @@ class _RunProgress:
             self.connection.close()
 
 
+@retry_on_conflict
+def _run_phase(run, phase):
+    """One phase in one transaction (rolled back in a dry run). A phase that loses a deadlock to a
+    concurrent write (enrichment, recall's access update) is run again: it is idempotent."""
+    with transaction.atomic():
+        with connection.cursor() as cursor:
+            for statement in PHASE_SETTINGS:
+                cursor.execute(statement)
+        counts = phase(run)
+        if run.dry_run:
+            transaction.set_rollback(True)
+    return counts
+
+
 def _run_phases(run, progress, on_phase):
     for index, (name, label, phase) in enumerate(PHASES):
         run.phase = name
@@ -152,13 +167,7 @@ def _run_phases(run, progress, on_phase):
         if on_phase is not None:
             on_phase(run, index, name, label)
         started = time.perf_counter()
-        with transaction.atomic():
-            with connection.cursor() as cursor:
-                for statement in PHASE_SETTINGS:
-                    cursor.execute(statement)
-            counts = phase(run)
-            if run.dry_run:
-                transaction.set_rollback(True)
+        counts = _run_phase(run, phase)
         run.phases[name] = {**counts, "duration_ms": round((time.perf_counter() - started) * 1000)}
         logger.debug("consolidation run %s: %s %s", run.pk, name, json.dumps(run.phases[name]))
     run.phase = "done"

@@ -122,6 +122,6 @@ def test_two_workers_run_one_consolidation_at_a_time(alice, staff, run_jobs):
         finish(process)
 
     runs = list(ConsolidationRun.objects.order_by("started_at"))
-    assert [r.status for r in runs] == ["succeeded", "succeeded"]
+    assert [r.status for r in runs] == ["succeeded", "succeeded"], [(r.dry_run, r.error) for r in runs]
     assert {r.dry_run for r in runs} == {True, False}
     assert runs[0].finished_at <= runs[1].started_at
