@@ -118,6 +118,17 @@ def server_environment(database_url, extra=None):
     }
 
 
+def start_worker(database_url, *args):
+    """A `manage.py procrastinate worker` process on the bench database."""
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "procrastinate", "worker", *args],
+        cwd=ROOT,
+        env=server_environment(database_url),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
 @contextmanager
 def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
     """Serve memsite as `make run` does (gunicorn, uvicorn workers) on 127.0.0.1:`port` for the block."""

@@ -6,8 +6,9 @@
 
 PATH defaults to ../shared/data/locomo-dev.json next to the repository (the data is licensed CC
 BY-NC 4.0 and stays outside it). Every turn becomes one memory, "Speaker: text", tagged with its
-sample id and dia_id, stored with `POST /memory/batch` in conversation order, and dated by one of
-two ingestion protocols: `session` — every turn carries its session's date and time (all LoCoMo
+sample id and dia_id, stored with `POST /memory/batch` in conversation order (a job worker then
+runs the queued enrichment, which links each turn to the previous one, before any question is
+asked), and dated by one of two ingestion protocols: `session` — every turn carries its session's date and time (all LoCoMo
 gives, so the order rests on the insertion sequence), `minute` — the session's time plus one
 minute per turn. `--protocol both` (the default) loads and measures each in turn, each in its own
 database (the database name gets the protocol as a suffix). Every question (except category 5,
@@ -44,6 +45,7 @@ from bench.client import (
     log,
     machine,
     running_server,
+    start_worker,
     summarize_ms,
 )
 
@@ -129,6 +131,15 @@ def stored_turns(database_url):
     return turn_of
 
 
+def enrich(database_url):
+    """Run the queued enrichment (PRECEDED_BY, SIMILAR_TO, entity tags) as the job worker would."""
+    started = time.perf_counter()
+    start_worker(database_url, "--one-shot").wait(timeout=3600)
+    with psycopg.connect(database_url) as conn:
+        left = conn.execute("SELECT count(*) FROM graph_enrichment WHERE status = 'pending'").fetchone()[0]
+    log(f"enrichment ran in {time.perf_counter() - started:.1f} s ({left} memories left pending)")
+
+
 def questions(samples, every=1):
     """(sample id, qa, evidence) of the answerable questions; every `every`-th one."""
     count = 0
@@ -192,6 +203,7 @@ def measure(args, samples, protocol, extra, server_env):
             turn_of, store_rate = stored_turns(database_url), None
         else:
             turn_of, store_rate = store(client, samples, protocol)
+        enrich(database_url)
         recall, latency, server_latency, rows = evaluate(client, samples, turn_of, extra, args.every)
         client.close()
     if args.dump:

@@ -21,8 +21,6 @@ lag p95 <= 5 s at 50 stores/s.
 """
 
 import argparse
-import subprocess
-import sys
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
@@ -32,7 +30,6 @@ import psycopg
 
 from bench.client import (
     BENCH_PORT,
-    ROOT,
     Client,
     emit,
     ensure_database,
@@ -40,7 +37,7 @@ from bench.client import (
     log,
     machine,
     running_server,
-    server_environment,
+    start_worker,
     summarize_ms,
 )
 from bench.seed import CLAUSES, generate_pool, seed, slots
@@ -85,17 +82,6 @@ def stored_count(data):
         if isinstance(data.get(key), int):
             return data[key]
     return len(data.get("results", data.get("memories", [])))
-
-
-def start_worker(database_url, *args):
-    """A `manage.py procrastinate worker` process on the bench database."""
-    return subprocess.Popen(
-        [sys.executable, "manage.py", "procrastinate", "worker", *args],
-        cwd=ROOT,
-        env=server_environment(database_url),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
 
 
 def pending(database_url):
