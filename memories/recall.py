@@ -26,7 +26,7 @@ ln(1 + 4·per_term / (df + ½)) with df its matches among the filtered memories,
 counts less than a rare word.
 
 context = max over the memory's PRECEDED_BY neighbours n (either direction; one step weighs 1,
-two steps `CONTEXT_DECAY`) of step·(w_vector·vector(n) + w_keyword·keyword(n)), 0 without
+two steps `RECALL_CONTEXT_DECAY`) of step·(w_vector·vector(n) + w_keyword·keyword(n)), 0 without
 neighbours: a turn of a conversation inherits the evidence of the turns next to it. Neighbours
 count whatever the recall's filters, as long as they are the owner's and not archived.
 
@@ -37,7 +37,10 @@ memory the query is about counts more than a link to an unrelated one.
 
 On the LoCoMo development conversations (turn per memory, question as query) recall@5 was 0.416
 with the vector alone, 0.569 with ts_rank_cd alone, 0.591 with vector + ½·ts_rank_cd +
-½·IDF share, and 0.656 with vector + IDF share + context.
+½·IDF share, 0.656 with 0.35·vector + 0.35·IDF share + 0.4·context (decay 0.7), and 0.675 with
+0.25·vector + 0.35·IDF share + 0.6·context (decay 0.85), the weights chosen on half of the
+conversations and confirmed on the other half. BM25 instead of the IDF share, rank fusion, and
+pseudo-relevance feedback on either side did not help (bench/README.md).
 """
 
 import json
@@ -58,8 +61,6 @@ COMPONENTS = ["vector", "keyword", "relation", "tag", "importance", "confidence"
 RECENCY_DAYS = 180
 MAX_QUERY_TERMS = 16
 QUALITY_RANK_WEIGHT = 0.7
-# The context of a memory two PRECEDED_BY steps away counts this much of one a step away.
-CONTEXT_DECAY = 0.7
 
 
 @dataclass
@@ -363,7 +364,7 @@ def _params(user, options, vector, given=None):
         "per_term": per_term,
         "idf_scale": 4 * per_term,
         "recency_days": RECENCY_DAYS,
-        "context_decay": CONTEXT_DECAY,
+        "context_decay": settings.RECALL_CONTEXT_DECAY,
         "limit": options.limit + (options.expansion_limit if given.ids else 0),
         "ids": given.ids,
         "kept": given.kept,

@@ -202,15 +202,18 @@ EMBEDDING_BULK_THREADS = env_int("MEMSITE_EMBEDDING_BULK_THREADS", 0, 0, 64)
 
 # --- Recall (SPEC section 5) ---
 RECALL_WEIGHTS = {
-    "vector": env_float("MEMSITE_RECALL_WEIGHT_VECTOR", 0.35, 0, 1),
+    "vector": env_float("MEMSITE_RECALL_WEIGHT_VECTOR", 0.25, 0, 1),
     "keyword": env_float("MEMSITE_RECALL_WEIGHT_KEYWORD", 0.35, 0, 1),
     "relation": env_float("MEMSITE_RECALL_WEIGHT_RELATION", 0.0, 0, 1),
     "tag": env_float("MEMSITE_RECALL_WEIGHT_TAG", 0.20, 0, 1),
     "importance": env_float("MEMSITE_RECALL_WEIGHT_IMPORTANCE", 0.10, 0, 1),
     "confidence": env_float("MEMSITE_RECALL_WEIGHT_CONFIDENCE", 0.05, 0, 1),
     "recency": env_float("MEMSITE_RECALL_WEIGHT_RECENCY", 0.10, 0, 1),
-    "context": env_float("MEMSITE_RECALL_WEIGHT_CONTEXT", 0.4, 0, 1),
+    "context": env_float("MEMSITE_RECALL_WEIGHT_CONTEXT", 0.6, 0, 1),
 }
+# The context a memory inherits from a PRECEDED_BY neighbour two steps away counts this much of
+# what it inherits from one a step away.
+RECALL_CONTEXT_DECAY = env_float("MEMSITE_RECALL_CONTEXT_DECAY", 0.85, 0, 1)
 RECALL_CANDIDATES = env_int("MEMSITE_RECALL_CANDIDATES", 100, 10, 2000)
 RECALL_HNSW_EF_SEARCH = env_int("MEMSITE_RECALL_HNSW_EF_SEARCH", 100, 10, 1000)
 RECALL_HNSW_MAX_SCAN_TUPLES = env_int("MEMSITE_RECALL_HNSW_MAX_SCAN_TUPLES", 2000, 100, 1_000_000)

@@ -1,6 +1,10 @@
+import os
+import subprocess
+import sys
 from datetime import timedelta
 
 import pytest
+from django.conf import settings as django_settings
 from django.utils import timezone
 
 from graph.models import Association
@@ -48,3 +52,40 @@ def test_a_turn_inherits_the_evidence_of_its_neighbouring_turn(alice_client, con
     assert components[middle]["context"] > 0
     assert components[middle]["context"] == pytest.approx(inherited)
     assert components[conversation[LONE]]["context"] == 0
+
+
+def test_a_turn_two_steps_away_passes_on_its_evidence_at_the_context_decay(
+    alice_client, conversation, settings
+):
+    first, middle, last = (conversation[turn] for turn in CONVERSATION)
+    weights = settings.RECALL_WEIGHTS
+
+    def contexts(decay):
+        settings.RECALL_CONTEXT_DECAY = decay
+        results = recall(alice_client, query="greyhound Biscuit", limit=10)["results"]
+        components = {r["id"]: r["score_components"] for r in results}
+        evidence = {
+            memory_id: weights["vector"] * components[memory_id]["vector"]
+            + weights["keyword"] * components[memory_id]["keyword"]
+            for memory_id in (first, middle)
+        }
+        return components[last]["context"], evidence
+
+    context, evidence = contexts(0.85)
+    assert 0.85 * evidence[first] > evidence[middle]
+    assert context == pytest.approx(0.85 * evidence[first])
+    context, evidence = contexts(0.0)
+    assert context == pytest.approx(evidence[middle])
+
+
+def test_a_context_decay_above_one_stops_start_up_naming_the_variable():
+    result = subprocess.run(
+        [sys.executable, "-c", "import django; django.setup()"],
+        cwd=django_settings.BASE_DIR,
+        env={**os.environ, "DJANGO_SETTINGS_MODULE": "memsite.settings", "MEMSITE_RECALL_CONTEXT_DECAY": "2"},
+        capture_output=True,
+        text=True,
+    )
+
+    assert result.returncode != 0
+    assert "MEMSITE_RECALL_CONTEXT_DECAY must be between 0 and 1 (got '2')" in result.stderr
