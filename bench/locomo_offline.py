@@ -1,0 +1,300 @@
+"""LoCoMo retrieval offline: recall's scoring and alternatives ranked in numpy, in seconds.
+
+    .venv/bin/python -m bench.locomo_offline [PATH] [--database-url URL] [--cache DIR]
+
+Same data and rule as bench.locomo: one memory per turn ("Speaker: text"; identical turns of a
+conversation are one memory), category 5 left out, recall@5 = share of a question's evidence
+turns among the first five. Each conversation is ranked on its own, as `tags=<sample id>` does.
+Lexemes come from PostgreSQL's `english` configuration (the same to_tsvector as the stored search
+vector, asked of the database at --database-url), vectors from the service's embedding provider;
+both are cached in --cache, so a rerun takes seconds. Ties go to the later turn, as recall lists
+newer memories first.
+
+Every variant is reported over all questions, per category, and on the odd (1st, 3rd, 5th) and
+even conversations separately: weights are chosen on one half and checked on the other. "service"
+is recall's formula with this checkout's settings and its candidate limits (nearest neighbours,
+the first `per_term` matches of each term, the first matches of all terms); the other variants
+rank every memory.
+"""
+
+import argparse
+import json
+import math
+import pickle
+import re
+import tempfile
+from collections import defaultdict
+from pathlib import Path
+
+import numpy as np
+import psycopg
+
+from bench.client import log
+from bench.locomo import CATEGORIES, DEFAULT_PATH, EVIDENCE, LOCOMO_DATABASE_URL, load
+
+LEXEMES_SQL = """
+SELECT t.i, l.lexeme, coalesce(array_length(l.positions, 1), 1)
+FROM unnest(%s::text[]) WITH ORDINALITY t(txt, i),
+     unnest(to_tsvector('english', regexp_replace(t.txt, %s, ' \\1 ', 'g'))) l
+"""
+
+
+def lexemes(conn, texts):
+    """{lexeme: term frequency} per text."""
+    from memories.models import CJK_CHARACTERS
+
+    out = [{} for _ in texts]
+    for i, lexeme, tf in conn.execute(LEXEMES_SQL, [texts, CJK_CHARACTERS]).fetchall():
+        out[i - 1][lexeme] = tf
+    return out
+
+
+def prepare(samples, database_url):
+    """Per conversation: memories (content, dia_ids), questions, lexemes and unit vectors."""
+    from memories import embeddings
+
+    conversations = []
+    with psycopg.connect(database_url) as conn:
+        for sample in samples:
+            conversation = sample["conversation"]
+            numbers = sorted(int(k.split("_")[1]) for k in conversation if re.fullmatch(r"session_\d+", k))
+            docs, index = [], {}
+            for number in numbers:
+                for turn in conversation[f"session_{number}"]:
+                    content = f"{turn['speaker']}: {turn['text']}"
+                    if content not in index:
+                        index[content] = len(docs)
+                        docs.append({"content": content, "dias": set()})
+                    docs[index[content]]["dias"].add(turn["dia_id"])
+            questions = []
+            for qa in sample["qa"]:
+                evidence = {f"D{a}:{b}" for a, b in EVIDENCE.findall(" ".join(qa.get("evidence", [])))}
+                if qa.get("category") != 5 and evidence:
+                    questions.append(
+                        {"text": qa["question"], "category": qa["category"], "evidence": evidence}
+                    )
+            texts, asked = [d["content"] for d in docs], [q["text"] for q in questions]
+            conversations.append(
+                {
+                    "sample": sample["sample_id"],
+                    "docs": docs,
+                    "questions": questions,
+                    "doc_lexemes": lexemes(conn, texts),
+                    "query_lexemes": lexemes(conn, asked),
+                    "doc_vectors": np.asarray(embeddings.embed_many(texts), dtype=np.float32),
+                    "query_vectors": np.asarray(embeddings.embed_many(asked), dtype=np.float32),
+                }
+            )
+            log(f"prepared {sample['sample_id']}: {len(docs)} memories, {len(questions)} questions")
+    return conversations
+
+
+class Conversation:
+    def __init__(self, data):
+        self.sample, self.docs, self.questions = data["sample"], data["docs"], data["questions"]
+        self.n = len(self.docs)
+        self.vectors = data["doc_vectors"]
+        self.queries = data["query_vectors"]
+        self.cosine = self.queries @ self.vectors.T
+        self.query_lexemes = data["query_lexemes"]
+        postings = defaultdict(list)
+        for i, lexemes_of in enumerate(data["doc_lexemes"]):
+            for term, tf in lexemes_of.items():
+                postings[term].append((i, tf))
+        self.postings = {
+            t: (np.array([i for i, _ in p]), np.array([tf for _, tf in p], float))
+            for t, p in postings.items()
+        }
+        self.doc_lexemes = data["doc_lexemes"]
+        self.length = np.array([sum(x.values()) for x in data["doc_lexemes"]], float)
+
+    def terms(self, qi, limit=16):
+        """The query's distinct lexemes in the order unnest(tsvector) gives them, at most `limit`."""
+        return sorted(self.query_lexemes[qi])[:limit]
+
+    def df(self, term):
+        return len(self.postings[term][0]) if term in self.postings else 0
+
+
+def idf_share(conv, terms, per_term=50):
+    """recall's keyword: the IDF-weighted share of the query terms a memory has (df up to per_term)."""
+    out, total = np.zeros(conv.n), 0.0
+    for term in terms:
+        weight = math.log(1 + 4 * per_term / (min(conv.df(term), per_term) + 0.5))
+        total += weight
+        if term in conv.postings:
+            out[conv.postings[term][0]] += weight
+    return out / total if total else out
+
+
+def bm25(conv, terms, k1=0.9, b=0.4, weights=None):
+    out, average = np.zeros(conv.n), conv.length.mean()
+    for j, term in enumerate(terms):
+        if term in conv.postings:
+            ids, tf = conv.postings[term]
+            idf = math.log(1 + (conv.n - len(ids) + 0.5) / (len(ids) + 0.5))
+            weight = 1.0 if weights is None else weights[j]
+            out[ids] += weight * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * conv.length[ids] / average))
+    return out
+
+
+def by_max(x):
+    return x / x.max() if x.max() > 0 else x
+
+
+def context(base, decay):
+    """Best score among the memories one (×1) and two (×decay) places away in the conversation."""
+    best = np.zeros(len(base))
+    for step, factor in ((1, 1.0), (2, decay)):
+        best = np.maximum(best, factor * np.r_[np.zeros(step), base[:-step]])
+        best = np.maximum(best, factor * np.r_[base[step:], np.zeros(step)])
+    return best
+
+
+def candidates(conv, qi, terms, nearest, per_term):
+    """recall's candidates: nearest neighbours, first matches of each term and of all terms."""
+    mask = np.zeros(conv.n, bool)
+    mask[np.argsort(-conv.cosine[qi])[:nearest]] = True
+    every = None
+    for term in terms:
+        ids = conv.postings[term][0] if term in conv.postings else np.array([], int)
+        mask[ids[:per_term]] = True
+        every = set(ids.tolist()) if every is None else every & set(ids.tolist())
+    if every:
+        mask[sorted(every)[:per_term]] = True
+    return mask
+
+
+def linear(w_vector, w_keyword, w_context, decay, keyword=idf_share, normalise=False, limited=None):
+    def score(conv, qi):
+        terms = conv.terms(qi)
+        vector, kw = np.maximum(0, conv.cosine[qi]), keyword(conv, terms)
+        if normalise:
+            vector, kw = by_max(vector), by_max(kw)
+        base = w_vector * vector + w_keyword * kw
+        final = base + w_context * context(base, decay)
+        if limited:
+            final = np.where(candidates(conv, qi, terms, *limited), final, -np.inf)
+        return final
+
+    return score
+
+
+def rrf(conv, qi, k=60):
+    ranks = [np.argsort(np.argsort(-x)) + 1 for x in (conv.cosine[qi], bm25(conv, conv.terms(qi)))]
+    return sum(1 / (k + r) for r in ranks)
+
+
+def rocchio(m, beta, then):
+    """Query vector moved towards the mean of the first m results of `then`, ranked again by `then`."""
+
+    def score(conv, qi):
+        top = np.argsort(-then(conv, qi))[:m]
+        query = conv.queries[qi] + beta * conv.vectors[top].mean(0)
+        original = conv.cosine[qi].copy()
+        conv.cosine[qi] = conv.vectors @ (query / np.linalg.norm(query))
+        final = then(conv, qi)
+        conv.cosine[qi] = original
+        return final
+
+    return score
+
+
+def rm3(m, count, mix, then):
+    """Keyword over the query terms plus the `count` best terms of the first m results of `then`."""
+
+    def score(conv, qi):
+        first = then(conv, qi)
+        terms = conv.terms(qi)
+        weights = defaultdict(float)
+        for i in np.argsort(-first)[:m]:
+            total = sum(conv.doc_lexemes[i].values())
+            for term, tf in conv.doc_lexemes[i].items():
+                weights[term] += first[i] * tf / total * math.log(conv.n / conv.df(term))
+        extra = [t for t, _ in sorted(weights.items(), key=lambda x: -x[1]) if t not in terms][:count]
+
+        def keyword(conv, _):
+            return (1 - mix) * idf_share(conv, terms) + mix * idf_share(conv, terms + extra)
+
+        return linear(0.25, 0.35, 0.6, 0.85, keyword)(conv, qi)
+
+    return score
+
+
+def evaluate(score, conversations, k=5):
+    hits = defaultdict(list)
+    for conv in conversations:
+        for qi, question in enumerate(conv.questions):
+            scores = score(conv, qi)
+            order = np.lexsort((-np.arange(conv.n), -scores))[:k]
+            found = set().union(*(conv.docs[i]["dias"] for i in order if np.isfinite(scores[i])))
+            share = len(found & question["evidence"]) / len(question["evidence"])
+            hits["overall"].append(share)
+            hits[CATEGORIES[question["category"]]].append(share)
+    return {group: round(float(np.mean(values)), 3) for group, values in hits.items()}
+
+
+def variants():
+    from django.conf import settings
+
+    weights, per_term = settings.RECALL_WEIGHTS, max(10, settings.RECALL_CANDIDATES // 2)
+    limits = (settings.RECALL_CANDIDATES, per_term)
+    shipped = (weights["vector"], weights["keyword"], weights["context"], settings.RECALL_CONTEXT_DECAY)
+    current = linear(*shipped)
+    return {
+        "service (this checkout's settings, its candidates)": linear(
+            weights["vector"],
+            weights["keyword"],
+            weights["context"],
+            settings.RECALL_CONTEXT_DECAY,
+            limited=limits,
+        ),
+        "vector only": lambda conv, qi: conv.cosine[qi],
+        "IDF share only": lambda conv, qi: idf_share(conv, conv.terms(qi)),
+        "BM25 only (k1 0.9, b 0.4)": lambda conv, qi: bm25(conv, conv.terms(qi)),
+        "RRF(vector, BM25), k 60": rrf,
+        "0.35 vector + 0.35 IDF share, no context": linear(0.35, 0.35, 0, 0.7),
+        "0.35 vector + 0.35 IDF share + 0.4 context, decay 0.7": linear(0.35, 0.35, 0.4, 0.7),
+        "0.5 vector + 0.5 BM25 (both ÷ max) + 0.4 context, decay 0.7": linear(
+            0.5, 0.5, 0.4, 0.7, bm25, normalise=True
+        ),
+        "0.25 vector + 0.35 IDF share + 0.6 context, decay 0.85": current,
+        "0.5 vector + 0.5 IDF share (both ÷ max) + 0.6 context, decay 1": linear(
+            0.5, 0.5, 0.6, 1.0, normalise=True
+        ),
+        "Rocchio: query + 0.3 × mean of the first 5, then as above": rocchio(5, 0.3, current),
+        "RM3: + 10 terms of the first 3 at 0.4, then as above": rm3(3, 10, 0.4, current),
+    }
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help="locomo-dev.json")
+    parser.add_argument("--database-url", default=LOCOMO_DATABASE_URL, help="any database of this server")
+    parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memsite-locomo-offline")
+    args = parser.parse_args()
+    import django
+
+    django.setup()
+    cached = args.cache / f"{args.path.stem}.pickle"
+    if cached.exists():
+        data = pickle.loads(cached.read_bytes())
+    else:
+        data = prepare(load(args.path), args.database_url)
+        args.cache.mkdir(parents=True, exist_ok=True)
+        cached.write_bytes(pickle.dumps(data))
+    conversations = [Conversation(c) for c in data]
+    odd, even = conversations[0::2], conversations[1::2]
+    report = {}
+    for name, score in variants().items():
+        report[name] = {
+            **evaluate(score, conversations),
+            "odd conversations": evaluate(score, odd)["overall"],
+            "even conversations": evaluate(score, even)["overall"],
+        }
+        log(f"{name}: R@5 {report[name]['overall']}")
+    print(json.dumps({"benchmark": "locomo_offline", "recall@5": report}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
