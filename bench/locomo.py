@@ -8,12 +8,12 @@ PATH defaults to ../shared/data/locomo-dev.json next to the repository (the data
 BY-NC 4.0 and stays outside it). Every turn becomes one memory, "Speaker: text", tagged with its
 sample id and dia_id, stored with `POST /memory/batch` in conversation order (a job worker then
 runs the queued enrichment, which links each turn to the previous one, before any question is
-asked), and dated by one of two ingestion protocols: `session` — every turn carries its session's date and time (all LoCoMo
-gives, so the order rests on the insertion sequence), `minute` — the session's time plus one
-minute per turn. `--protocol both` (the default) loads and measures each in turn, each in its own
-database (the database name gets the protocol as a suffix). Every question (except category 5,
-adversarial: no answer in the conversation) is asked with `GET
-/recall?query=<question>&tags=<sample id>&limit=10`; recall@k is the share of the question's
+asked), and dated by one of two ingestion protocols: `session` — every turn carries its
+session's date and time (all LoCoMo gives, so the order rests on the insertion sequence),
+`minute` — the session's time plus one minute per turn. `--protocol both` (the default) loads
+and measures each in turn, each in its own database (the database name gets the protocol as a
+suffix). Every question (except category 5, adversarial: no answer in the conversation) is
+asked with `GET /recall?query=<question>&tags=<sample id>&limit=10`; recall@k is the share of the question's
 evidence turns among the first k results, averaged over questions, overall and per category (1
 multi-hop, 2 temporal, 3 open-domain, 4 single-hop).
 Target: recall@5 >= 0.70 (mcp-memory-service reports 0.497).

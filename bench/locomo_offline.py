@@ -18,7 +18,6 @@ rank every memory.
 """
 
 import argparse
-import json
 import math
 import pickle
 import re
@@ -29,7 +28,7 @@ from pathlib import Path
 import numpy as np
 import psycopg
 
-from bench.client import log
+from bench.client import emit, log, machine
 from bench.locomo import CATEGORIES, DEFAULT_PATH, EVIDENCE, LOCOMO_DATABASE_URL, load
 
 LEXEMES_SQL = """
@@ -293,7 +292,7 @@ def main():
             "even conversations": evaluate(score, even)["overall"],
         }
         log(f"{name}: R@5 {report[name]['overall']}")
-    print(json.dumps({"benchmark": "locomo_offline", "recall@5": report}, indent=1))
+    emit({"benchmark": "locomo_offline", "data": args.path.name, "recall@5": report, "machine": machine()})
 
 
 if __name__ == "__main__":
