@@ -19,6 +19,7 @@ rank every memory.
 
 import argparse
 import math
+import os
 import pickle
 import re
 import tempfile
@@ -272,6 +273,8 @@ def main():
     parser.add_argument("--database-url", default=LOCOMO_DATABASE_URL, help="any database of this server")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memsite-locomo-offline")
     args = parser.parse_args()
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memsite.settings")
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
     import django
 
     django.setup()
