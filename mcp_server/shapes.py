@@ -1,6 +1,6 @@
 """What the tools advertise: argument schemas, annotations and output schemas.
 
-Arguments are advertised with their JSON schema but checked by the REST validators, so a wrong
+Arguments are advertised with their JSON schema but checked by the REST request specs, so a wrong
 value gets the REST API's message; the SDK only passes them through.
 """
 
@@ -11,7 +11,7 @@ from pydantic import WithJsonSchema
 
 
 def arg(description, **schema):
-    """An argument advertised with `schema`, validated by the REST validators."""
+    """An argument advertised with `schema`, checked by the REST request specs."""
     return Annotated[Any, WithJsonSchema({**schema, "description": description})]
 
 

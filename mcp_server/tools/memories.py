@@ -18,9 +18,10 @@ from mcp_server.shapes import (
     arg,
 )
 from memories import queries, services
-from memories.api import validators
+from memories.api import specs
 from memories.api.views import by_tag_body, memory_body, recall_body, store_batch, store_one
 from memories.models import MemoryType
+from memsite.api.specs import validate
 from memsite.errors import Invalid
 from memsite.validation import body_as_query
 
@@ -57,7 +58,7 @@ def _store(user, fields, batch):
         return f"{verb} memory {body['memory_id']} (quality {body['quality_score']:.2f})", body
     if fields:
         raise Invalid("Give either 'memories' (a batch) or the fields of one memory, not both")
-    body = store_batch(user, validators.parse_batch({"memories": batch}))
+    body = store_batch(user, validate(specs.BATCH, {"memories": batch})["memories"])
     text = (
         f"Stored {body['stored_count']} memories, {body['duplicate_count']} already known, "
         f"{body['failed_count']} failed"
@@ -213,7 +214,7 @@ async def update_memory(
 
     def work(user):
         memory = queries.get_memory_for_user(user, memory_id)
-        memory = services.update_memory(memory, validators.parse_memory_changes(changes))
+        memory = services.update_memory(memory, validate(specs.MEMORY_CHANGES, changes, partial=True))
         return _memory_text("Updated", memory), memory_body(memory)
 
     return await run(work)
