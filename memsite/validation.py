@@ -23,13 +23,16 @@ MAX_JSON_DEPTH = 10
 MAX_JSON_ITEMS = 1000
 
 
-def json_body(request, automem_errors=False):
-    """The request's JSON object; a missing or non-object body is a 400 "JSON body is required".
+def json_body(request, automem_errors=False, optional=False):
+    """The request's JSON object; a missing or non-object body is a 400 "JSON body is required",
+    except that with `optional` a missing body is an empty object (every field has a default).
 
     A malformed body is DRF's 400 and a body in another media type its 415, except with
     `automem_errors`, where both are the same 400 as in AutoMem (the graph endpoints).
     """
     try:
+        if optional and request.stream is None:
+            return {}
         data = None if request.stream is None else request.data
         if automem_errors and not request.content_type.startswith("application/json"):
             data = None

@@ -19,9 +19,11 @@ from mcp_server.shapes import (
 from mcp_server.tools.memories import given
 from memories.queries import get_memory_for_user
 from memsite.api.pagination import Pagination
+from memsite.api.specs import validate
 from memsite.validation import body_as_query
 from quality import queries, services
 from quality.api import serializers as s
+from quality.api import specs
 from quality.filters import InconsistencyFilterSet
 from quality.models import Inconsistency
 from quality.services import Action
@@ -108,9 +110,7 @@ async def resolve_inconsistency(
         if action == DISMISS:
             finding = services.dismiss_inconsistency(finding, user)
         else:
-            params = s.ResolveRequestSerializer(data=request)
-            params.is_valid(raise_exception=True)
-            fields = params.validated_data
+            fields = validate(specs.RESOLVE, request)
             finding = services.resolve_inconsistency(
                 finding, fields["action"], user, fields.get("memory_id"), fields["reason"]
             )

@@ -13,8 +13,12 @@ so a spec's order is the order of the checks (AutoMem's, where the API follows A
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
+from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter
+from rest_framework import serializers
+from rest_framework.fields import SkipField
 
+from memsite.api.exceptions import flatten_errors
 from memsite.errors import Invalid
 from memsite.validation import JSON_BODY_REQUIRED, parse_choice, parse_int, parse_number, parse_word_flag
 
@@ -141,3 +145,27 @@ def choice(name, choices, description=""):
 
 def described(schema, description):
     return {**schema, "description": description} if description else schema
+
+
+@dataclass(frozen=True)
+class DrfField(Field):
+    """A field read exactly as a DRF serializer would read it, with DRF's messages ("'days': A valid
+    integer is required."): where the API has always answered with them."""
+
+    def apply(self, data, values, partial):
+        value = self.read.get_value(data)
+        try:
+            values[self.name] = self.read.run_validation(value)
+        except SkipField:
+            pass
+        except serializers.ValidationError as error:
+            raise Invalid(flatten_errors(error.detail, self.name)) from None
+
+
+def drf(name, drf_field):
+    """A spec field read by a DRF serializer field, shown with drf-spectacular's schema of it."""
+    drf_field.bind(name, serializers.Serializer())
+    mapper = AutoSchema()  # as drf-spectacular maps a serializer's field (its own methods)
+    schema = mapper._map_serializer_field(drf_field, "request")
+    mapper._insert_field_validators(drf_field, schema)
+    return DrfField(name, drf_field, schema, required=drf_field.required)
