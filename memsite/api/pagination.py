@@ -25,10 +25,10 @@ class Pagination(LimitOffsetPagination):
         return validate(PAGE, request.query_params)["offset"]
 
     def get_schema_operation_parameters(self, view):
-        limit, offset = super().get_schema_operation_parameters(view)
-        limit["schema"].update(minimum=1, maximum=MAX_LIMIT, default=DEFAULT_LIMIT)
-        offset["schema"].update(minimum=0, maximum=MAX_OFFSET, default=0)
-        return [limit, offset]
+        found = super().get_schema_operation_parameters(view)
+        for parameter, field in zip(found, PAGE, strict=True):
+            parameter["schema"] = dict(field.schema)
+        return found
 
     @staticmethod
     def parameters():
