@@ -8,6 +8,10 @@ the clean value or raises `Invalid` with the exact message, and carries the sche
 document shows. A `Rule` joins fields (both ids given, start not after end): it sees the raw data
 and the values read so far. `validate` runs the steps in order and the first failure is the answer,
 so a spec's order is the order of the checks (AutoMem's, where the API follows AutoMem).
+
+Readers are the rules of memsite.validation and of each app's specs module, with AutoMem's
+messages; where an endpoint has always answered with DRF's messages (quality, consolidation), a
+field is read by a DRF serializer field instead (`drf`), and shown with drf-spectacular's schema.
 """
 
 from collections.abc import Callable
