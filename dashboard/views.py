@@ -20,7 +20,7 @@ from dashboard.forms import (
     resolution_choices,
 )
 from memories import services as memory_services
-from memories.api import validators
+from memories.api.recall_spec import recall_options
 from memories.models import Memory, MemoryType
 from memsite import jobs
 from memsite.errors import DomainError
@@ -205,7 +205,7 @@ def recall_explorer(request):
     if form.is_valid():
         owner = form.cleaned_data["owner"]
         try:
-            options = validators.parse_recall(request.GET)
+            options = recall_options(request.GET)
         except DomainError as error:
             context["error"] = error.message
         else:

@@ -15,13 +15,11 @@ from graph import age, entities
 from graph.models import (
     AUTHORABLE_RELATIONS,
     HIDDEN_RELATIONS,
-    RELATION_PROPERTIES,
     SYSTEM_RELATIONS,
     Association,
 )
 from memories.models import Memory
-from memsite.errors import Invalid, NotFound
-from memsite.validation import query_float, query_int
+from memsite.errors import NotFound
 
 MAX_FRONTIER = 500
 SCORED_PER_RESULT = 4
@@ -37,15 +35,6 @@ NODE_FIELDS = [
 ]
 
 
-def _types(query, name):
-    """Relation types from a comma list (or repeated parameter), upper-cased and checked."""
-    values = [part.strip().upper() for raw in query.getlist(name) for part in raw.split(",") if part.strip()]
-    unknown = [value for value in values if value not in RELATION_PROPERTIES]
-    if unknown:
-        raise Invalid(f"Relation type must be one of {sorted(RELATION_PROPERTIES)}")
-    return set(values)
-
-
 @dataclass
 class TraversalParams:
     depth: int = 1
@@ -53,29 +42,12 @@ class TraversalParams:
     min_strength: float = 0.0
     limit: int = 5
 
-    @classmethod
-    def from_query(cls, query, depth_name, types_name="types", with_limit=False):
-        return cls(
-            depth=query_int(query, depth_name, 1, 1, 3),
-            types=_types(query, types_name),
-            min_strength=query_float(query, "min_strength", 0.0),
-            limit=query_int(query, "limit", 5, 1, 100) if with_limit else 5,
-        )
-
 
 @dataclass
 class SnapshotParams:
     limit: int = 500
     types: set = field(default_factory=set)
     min_importance: float = 0.0
-
-    @classmethod
-    def from_query(cls, query):
-        return cls(
-            limit=query_int(query, "limit", 500, 1, 5000),
-            types=_types(query, "types"),
-            min_importance=query_float(query, "min_importance", 0.0),
-        )
 
 
 @dataclass(frozen=True)
@@ -282,6 +254,7 @@ def relation_types():
 
 
 # --- recall expansion (SPEC section 5) ---
+
 
 def entity_memories(owner_id, query, exclude, limit, include_archived=False):
     """The owner's memories tagged with a word (or entity) of the query, most important first."""

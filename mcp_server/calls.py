@@ -1,7 +1,7 @@
 """How every tool runs: for the caller, in a worker thread, answering like the REST API.
 
 A tool's work is a plain function `work(user) -> (short text, data)` calling the same services,
-queries and validators as the REST views. Errors become tool errors in `error_result`, the one
+queries and request specs as the REST views. Errors become tool errors in `error_result`, the one
 place that maps them, through the REST exception handler, so codes and messages are REST's.
 """
 

@@ -1,6 +1,6 @@
 """What the tools advertise: argument schemas, annotations and output schemas.
 
-Arguments are advertised with their JSON schema but checked by the REST validators, so a wrong
+Arguments are advertised with their JSON schema but checked by the REST request specs, so a wrong
 value gets the REST API's message; the SDK only passes them through.
 """
 
@@ -9,10 +9,19 @@ from typing import Annotated, Any, NotRequired, TypedDict
 from mcp.types import ToolAnnotations
 from pydantic import WithJsonSchema
 
+from memsite.api.specs import body_schema
+
 
 def arg(description, **schema):
-    """An argument advertised with `schema`, validated by the REST validators."""
+    """An argument advertised with `schema`, checked by the REST request specs."""
     return Annotated[Any, WithJsonSchema({**schema, "description": description})]
+
+
+def spec_arg(spec, name, description, partial=False):
+    """An argument passed to the REST spec `spec` as its field `name`: advertised with that
+    field's own schema (without its defaults when the tool, like PATCH, changes only what is given)."""
+    schema = body_schema(spec, partial)["properties"][name]
+    return arg(description, **{key: value for key, value in schema.items() if key != "description"})
 
 
 def annotations(title, read_only=False, destructive=False, idempotent=True):

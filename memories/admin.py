@@ -8,7 +8,7 @@ from django.utils.html import format_html
 from dashboard import panels
 from graph.models import Association
 from memories import services
-from memories.api import validators
+from memories.api import specs
 from memories.models import Memory
 from memsite.errors import DomainError
 from quality import metrics, rules
@@ -62,16 +62,16 @@ class MemoryAdminForm(forms.ModelForm):
             raise ValidationError(error.message) from None
 
     def clean_content(self):
-        return self._api_rule(validators.parse_content, self.cleaned_data["content"])
+        return self._api_rule(specs.parse_content, self.cleaned_data["content"])
 
     def clean_tags(self):
-        return self._api_rule(validators.parse_tags, self.cleaned_data["tags"])
+        return self._api_rule(specs.parse_tags, self.cleaned_data["tags"])
 
     def clean_importance(self):
-        return self._api_rule(validators.parse_importance, self.cleaned_data["importance"])
+        return self._api_rule(specs.parse_importance, self.cleaned_data["importance"])
 
     def clean_metadata(self):
-        return self._api_rule(validators.parse_metadata, self.cleaned_data["metadata"])
+        return self._api_rule(specs.parse_metadata, self.cleaned_data["metadata"])
 
 
 class AssociationInline(admin.TabularInline):

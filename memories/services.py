@@ -256,7 +256,10 @@ def archive_memory(memory, reason="manual"):
 
 
 def archive_memories(memories, reason="manual"):
-    """Soft-archive every live memory of a queryset in one UPDATE; answer how many changed."""
+    """Soft-archive every live memory of a queryset in one UPDATE; answer how many changed.
+
+    `reason` is text, or an SQL expression over the row giving each memory its own reason
+    (consolidation's retention and cleanup say why each memory went)."""
     with transaction.atomic():
         live = memories.filter(archived_at__isnull=True)
         return live.update(archived_at=timezone.now(), archive_reason=reason)

@@ -23,13 +23,16 @@ MAX_JSON_DEPTH = 10
 MAX_JSON_ITEMS = 1000
 
 
-def json_body(request, automem_errors=False):
-    """The request's JSON object; a missing or non-object body is a 400 "JSON body is required".
+def json_body(request, automem_errors=False, optional=False):
+    """The request's JSON object; a missing or non-object body is a 400 "JSON body is required",
+    except that with `optional` a missing body is an empty object (every field has a default).
 
     A malformed body is DRF's 400 and a body in another media type its 415, except with
     `automem_errors`, where both are the same 400 as in AutoMem (the graph endpoints).
     """
     try:
+        if optional and request.stream is None:
+            return {}
         data = None if request.stream is None else request.data
         if automem_errors and not request.content_type.startswith("application/json"):
             data = None
@@ -136,10 +139,11 @@ TRUE_WORDS = {"1", "true", "yes", "on"}
 FALSE_WORDS = {"0", "false", "no", "off"}
 
 
-def query_list(params, name):
-    """A list parameter given repeated (`?tags=a&tags=b`) or comma-separated (`?tags=a,b`)."""
+def parse_words(raws):
+    """A list parameter's values, given repeated (`?tags=a&tags=b`) or comma-separated (`?tags=a,b`):
+    stripped, lower-cased, blanks dropped, duplicates merged."""
     values = []
-    for raw in params.getlist(name):
+    for raw in raws:
         for part in raw.split(","):
             value = part.strip().lower()
             if value and value not in values:
@@ -147,8 +151,8 @@ def query_list(params, name):
     return values
 
 
-def query_int(params, name, default, lo, hi):
-    raw = params.get(name)
+def parse_int(raw, name, default, lo, hi):
+    """A query-string integer within lo–hi; absent or empty is `default`."""
     if raw is None or raw == "":
         return default
     try:
@@ -160,8 +164,8 @@ def query_int(params, name, default, lo, hi):
     return value
 
 
-def query_float(params, name, default, lo=0.0, hi=1.0):
-    raw = params.get(name)
+def parse_number(raw, name, default, lo=0.0, hi=1.0):
+    """A query-string number within lo–hi (finite); absent or empty is `default`."""
     if raw is None or raw == "":
         return default
     try:
@@ -173,8 +177,8 @@ def query_float(params, name, default, lo=0.0, hi=1.0):
     return value
 
 
-def query_bool(params, name, default=False):
-    raw = params.get(name)
+def parse_word_flag(raw, name, default=False):
+    """A query-string flag: one of TRUE_WORDS or FALSE_WORDS; absent or empty is `default`."""
     if raw is None or raw == "":
         return default
     value = raw.strip().lower()
@@ -185,8 +189,9 @@ def query_bool(params, name, default=False):
     raise Invalid(f"'{name}' must be true or false")
 
 
-def query_choice(params, name, default, choices):
-    value = (params.get(name) or default).strip().lower()
+def parse_choice(raw, name, default, choices):
+    """One of `choices`, case-insensitive; absent or empty is `default`."""
+    value = (raw or default).strip().lower()
     if value not in choices:
         raise Invalid(f"'{name}' must be one of: {', '.join(choices)}")
     return value

@@ -1,15 +1,14 @@
 from django.db import DatabaseError, InterfaceError, OperationalError
 from drf_spectacular.types import OpenApiTypes
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAdminUser
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from graph import age, enrichment, queries, services
-from graph.api import serializers as s
-from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
-from memsite.api.schema import UNIT, integer
+from graph.api import specs
+from memsite.api.specs import parameters, request_body, validate
 from memsite.errors import Failed, Invalid, NotFound, Unavailable
 from memsite.validation import json_body, parse_uuid
 
@@ -33,8 +32,7 @@ def write_links(owner_id, links):
 
 def associate_one(owner_id, body):
     """Create or update one association from a decoded body; the answer, or Invalid / NotFound."""
-    strength = s.parse_strength(body)
-    link = s.parse_link(body, strength, batch=False)
+    link = specs.link(validate(specs.PAIR, body))
     require_graph()
     if link.key not in write_links(owner_id, [link]):
         raise NotFound("One or both memories do not exist")
@@ -49,14 +47,16 @@ def associate_one(owner_id, body):
 
 def associate_batch(owner_id, items):
     """Create or update a batch (1-500 items): the answer lists what landed and why the rest failed."""
-    strengths = s.batch_strengths(items)
+    for item in items:
+        if isinstance(item, dict):
+            specs.parse_strength(item.get("strength"))
     links, failed = {}, []
-    for index, (item, strength) in enumerate(zip(items, strengths, strict=True)):
+    for index, item in enumerate(items):
         if not isinstance(item, dict):
-            failed.append({"index": index, "reason": s.NOT_AN_OBJECT})
+            failed.append({"index": index, "reason": specs.NOT_AN_OBJECT})
             continue
         try:
-            links[index] = s.parse_link(item, strength, batch=True)
+            links[index] = specs.link(validate(specs.BATCH_PAIR, item))
         except Invalid as error:
             failed.append({"index": index, "reason": error.message})
     require_graph()
@@ -64,7 +64,7 @@ def associate_batch(owner_id, items):
     succeeded = []
     for index, link in links.items():
         if link.key in landed:
-            succeeded.append(s.link_record(link, index))
+            succeeded.append(link_record(link, index))
         else:
             failed.append({"index": index, "reason": "One or both memories do not exist"})
     failed.sort(key=lambda entry: entry["index"])
@@ -78,35 +78,47 @@ def associate_batch(owner_id, items):
     }
 
 
+def link_record(link, index=None):
+    """How a created association is echoed back (with its relation properties)."""
+    record = {} if index is None else {"index": index}
+    record.update(
+        memory1_id=str(link.source),
+        memory2_id=str(link.target),
+        relation_type=link.relation_type,
+        strength=link.strength,
+        **link.properties,
+    )
+    return record
+
+
 class AssociateView(APIView):
     """POST /associate (single pair or batch) and DELETE /associate."""
 
     error_statuses = {"POST": (404,), "DELETE": (404,)}
 
     @extend_schema(
-        request={"application/json": s.ASSOCIATE_SCHEMA},
+        request=specs.ASSOCIATE,
         responses={201: OpenApiTypes.OBJECT, 207: OpenApiTypes.OBJECT},
         summary="Create or update typed associations between two of your memories (or a batch).",
     )
     def post(self, request):
         body = json_body(request, automem_errors=True)
-        items = s.batch_items(body)
-        if items is None:
+        if not isinstance(body.get("associations"), list):
             return Response(associate_one(request.user.id, body), status=status.HTTP_201_CREATED)
-        answer = associate_batch(request.user.id, items)
+        answer = associate_batch(request.user.id, validate(specs.BATCH, body)["associations"])
         return Response(
             answer, status=status.HTTP_207_MULTI_STATUS if answer["failed"] else status.HTTP_201_CREATED
         )
 
     @extend_schema(
-        request={"application/json": s.DISSOCIATE_SCHEMA},
+        request=request_body(specs.DISSOCIATE),
         responses={200: OpenApiTypes.OBJECT},
         summary="Remove the association(s) from memory1 to memory2 (one type, or every type).",
     )
     def delete(self, request):
         body = json_body(request, automem_errors=True)
-        source, target = s.parse_ids(body, batch=False)
-        relation_type = s.parse_type(body, choices=RELATION_PROPERTIES, default=None)
+        values = validate(specs.DISSOCIATE, body)
+        source, target, relation_type = values["memory1_id"], values["memory2_id"], values["type"]
         require_graph()
         removed = services.remove_associations(request.user.id, source, target, relation_type)
         if not removed:
@@ -129,34 +141,18 @@ class AssociationDetailView(APIView):
         return Response({"status": "success", "association_id": association_id})
 
 
-def types_parameter(name):
-    """Relation types, repeated or comma-separated, case-insensitive."""
-    return OpenApiParameter(
-        name,
-        {"type": "array", "items": {"type": "string", "enum": sorted(RELATION_PROPERTIES)}},
-        explode=False,
-        description="Relation types, comma-separated.",
-    )
-
-
 class PromoteDiscoveredView(APIView):
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
+        request=request_body(specs.PROMOTE),
         responses={200: OpenApiTypes.OBJECT},
         summary="Turn a discovered association into an authored one (type, optional strength).",
     )
     def post(self, request, association_id):
-        body = json_body(request, automem_errors=True)
-        relation_type = s.parse_type(body)
-        strength = None if body.get("strength") is None else s.parse_strength(body)
-        properties = {
-            name: s.parse_property(name, body[name])
-            for name in AUTHORABLE_RELATIONS[relation_type]
-            if body.get(name) is not None
-        }
+        values = validate(specs.PROMOTE, json_body(request, automem_errors=True))
+        relation_type = values["type"]
         require_graph()
         link = services.promote_discovered(
-            request.user.id, association_id, relation_type, strength, properties
+            request.user.id, association_id, relation_type, values["strength"], values["properties"]
         )
         if link is None:
             raise NotFound("Discovered association not found")
@@ -173,50 +169,36 @@ class PromoteDiscoveredView(APIView):
 
 class NeighborsView(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter("depth", integer(1, 3, 1), description="Hops, both directions."),
-            types_parameter("types"),
-            OpenApiParameter("min_strength", {**UNIT, "default": 0}),
-        ],
+        parameters=parameters(specs.NEIGHBORS),
         responses={200: OpenApiTypes.OBJECT},
         summary="Memories linked to one memory, hop by hop in both directions.",
     )
     def get(self, request, memory_id):
-        params = queries.TraversalParams.from_query(request.query_params, depth_name="depth")
+        params = queries.TraversalParams(**validate(specs.NEIGHBORS, request.query_params))
         result = queries.neighbors(request.user.id, parse_uuid(memory_id), params)
         return Response({"status": "success", **result})
 
 
 class RelatedView(APIView):
     @extend_schema(
-        parameters=[
-            types_parameter("relationship_types"),
-            OpenApiParameter("max_depth", integer(1, 3, 1)),
-            OpenApiParameter("limit", integer(1, 100, 5)),
-        ],
+        parameters=parameters(specs.RELATED),
         responses={200: OpenApiTypes.OBJECT},
         summary="The memories most strongly related to one memory.",
     )
     def get(self, request, memory_id):
-        params = queries.TraversalParams.from_query(
-            request.query_params, depth_name="max_depth", types_name="relationship_types", with_limit=True
-        )
+        params = queries.TraversalParams(**validate(specs.RELATED, request.query_params))
         result = queries.related(request.user.id, parse_uuid(memory_id), params)
         return Response({"status": "success", **result})
 
 
 class SnapshotView(APIView):
     @extend_schema(
-        parameters=[
-            OpenApiParameter("limit", integer(1, 5000, 500), description="Nodes."),
-            types_parameter("types"),
-            OpenApiParameter("min_importance", {**UNIT, "default": 0}),
-        ],
+        parameters=parameters(specs.SNAPSHOT),
         responses={200: OpenApiTypes.OBJECT},
         summary="Nodes and edges of your graph, for drawing.",
     )
     def get(self, request):
-        params = queries.SnapshotParams.from_query(request.query_params)
+        params = queries.SnapshotParams(**validate(specs.SNAPSHOT, request.query_params))
         return Response({"status": "success", **queries.snapshot(request.user.id, params)})
 
 
@@ -244,14 +226,10 @@ class EnrichmentReprocessView(APIView):
     permission_classes = [IsAdminUser]
 
     @extend_schema(
-        request=OpenApiTypes.OBJECT,
+        request=request_body(specs.REPROCESS),
         responses={200: OpenApiTypes.OBJECT},
         summary="Re-run enrichment for the given memory ids (staff).",
     )
     def post(self, request):
-        body = json_body(request, automem_errors=True)
-        raw_ids = body.get("ids", body.get("memory_ids"))
-        if not isinstance(raw_ids, list) or not raw_ids or len(raw_ids) > s.MAX_BATCH:
-            raise Invalid(f"'ids' must be a list of 1 to {s.MAX_BATCH} memory ids")
-        ids = [parse_uuid(value) for value in raw_ids]
+        ids = validate(specs.REPROCESS, json_body(request, automem_errors=True))["ids"]
         return Response({"status": "success", **enrichment.reprocess(ids)})

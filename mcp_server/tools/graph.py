@@ -11,11 +11,12 @@ from typing import Annotated
 from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 
-from graph.api import serializers as rest
+from graph.api import specs
 from graph.api.views import associate_batch, associate_one
 from graph.models import AUTHORABLE_RELATIONS
 from mcp_server.calls import run
 from mcp_server.shapes import AssociateAnswer, annotations, arg
+from memsite.api.specs import validate
 from memsite.errors import Invalid
 
 TOOL = "associate_memories"
@@ -52,7 +53,7 @@ def _check_batch(items, mixed):
         raise Invalid(f"{TOOL}: 'associations' cannot be combined with {', '.join(mixed)}")
     if not isinstance(items, list):
         raise Invalid(f"{TOOL}: 'associations' must be an array")
-    rest.batch_items({"associations": items})
+    specs.parse_items(items)
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             raise Invalid(f"{TOOL}: associations[{index}] must be an object")
@@ -68,7 +69,7 @@ def _associate(user, pair, properties, items):
         answer = associate_batch(user.id, items)
         success = not answer["failed"]
         return answer["summary"], {"success": success, "message": answer["summary"], **answer}
-    rest.parse_ids(pair, batch=False)
+    validate(specs.PAIR_IDS, pair)
     _check_pair(pair, "single association")
     given = {name: value for name, value in properties.items() if value is not None}
     answer = associate_one(user.id, {**pair, **given})

@@ -16,24 +16,30 @@ from mcp_server.shapes import (
     StoreAnswer,
     annotations,
     arg,
+    spec_arg,
 )
 from memories import queries, services
-from memories.api import validators
+from memories.api import specs
+from memories.api.specs import MEMORY, MEMORY_CHANGES
 from memories.api.views import by_tag_body, memory_body, recall_body, store_batch, store_one
 from memories.models import MemoryType
+from memsite.api.pagination import PAGE
+from memsite.api.specs import validate
 from memsite.errors import Invalid
 from memsite.validation import body_as_query
 
 TAGS = {"anyOf": [{"type": "array", "items": {"type": "string"}}, {"type": "string"}]}
-Content = arg("The memory's text, 1-2,000 characters.", type="string", maxLength=2000)
+Content = spec_arg(MEMORY, "content", "The memory's text, 1-2,000 characters.")
 Tags = arg("Tags (lower-cased); a list or one string.", **TAGS)
-Importance = arg("How important the memory is, 0-1 (default 0.5).", type="number", minimum=0, maximum=1)
+Importance = spec_arg(MEMORY, "importance", "How important the memory is, 0-1 (default 0.5).")
 Kind = arg("Memory type, case-insensitive (default Memory).", type="string", enum=sorted(MemoryType.values))
 Metadata = arg("Free-form JSON object kept with the memory.", type="object")
-Timestamp = arg("ISO 8601 date-time the memory is from (sets created_at).", type="string", format="date-time")
-SourceType = arg("Provenance: user_input, agent, tool_output, bootstrapped, ...", type="string")
-SourceId = arg("Provenance: an id of the source (conversation, document).", type="string")
-IsExplicit = arg("Whether the user stated it explicitly (raises confidence).", type="boolean")
+Timestamp = spec_arg(MEMORY, "timestamp", "ISO 8601 date-time the memory is from (sets created_at).")
+SOURCE_TYPE = "Provenance: user_input, agent, tool_output, bootstrapped, ..."
+SourceType = spec_arg(MEMORY, "source_type", SOURCE_TYPE)
+SourceId = spec_arg(MEMORY, "source_id", "Provenance: an id of the source (conversation, document).")
+IS_EXPLICIT = "Whether the user stated it explicitly (raises confidence)."
+IsExplicit = spec_arg(MEMORY, "is_explicit", IS_EXPLICIT)
 Query = arg("What to look for, in words; omit to list by recency with the filters.", type="string")
 
 
@@ -57,7 +63,7 @@ def _store(user, fields, batch):
         return f"{verb} memory {body['memory_id']} (quality {body['quality_score']:.2f})", body
     if fields:
         raise Invalid("Give either 'memories' (a batch) or the fields of one memory, not both")
-    body = store_batch(user, validators.parse_batch({"memories": batch}))
+    body = store_batch(user, validate(specs.BATCH, {"memories": batch})["memories"])
     text = (
         f"Stored {body['stored_count']} memories, {body['duplicate_count']} already known, "
         f"{body['failed_count']} failed"
@@ -186,13 +192,15 @@ async def update_memory(
     memory_id: MemoryId,
     content: Content = None,
     tags: arg("New tags, replacing the old ones; a list or one string.", **TAGS) = None,
-    importance: Importance = None,
+    importance: spec_arg(
+        MEMORY_CHANGES, "importance", "How important the memory is, 0-1.", partial=True
+    ) = None,
     type: Kind = None,
     metadata: arg("New metadata, replacing the old object.", type="object") = None,
     timestamp: Timestamp = None,
-    source_type: SourceType = None,
+    source_type: spec_arg(MEMORY_CHANGES, "source_type", SOURCE_TYPE, partial=True) = None,
     source_id: SourceId = None,
-    is_explicit: IsExplicit = None,
+    is_explicit: spec_arg(MEMORY_CHANGES, "is_explicit", IS_EXPLICIT, partial=True) = None,
 ) -> Annotated[CallToolResult, MemoryAnswer]:
     """Change a memory: only the fields you give change; new content is re-embedded and re-scored.
 
@@ -213,7 +221,7 @@ async def update_memory(
 
     def work(user):
         memory = queries.get_memory_for_user(user, memory_id)
-        memory = services.update_memory(memory, validators.parse_memory_changes(changes))
+        memory = services.update_memory(memory, validate(specs.MEMORY_CHANGES, changes, partial=True))
         return _memory_text("Updated", memory), memory_body(memory)
 
     return await run(work)
@@ -251,8 +259,8 @@ async def restore_memory(memory_id: MemoryId) -> Annotated[CallToolResult, Archi
 
 async def search_by_tag(
     tags: arg("Tags to look for (any of them, exact); a list or one string.", **TAGS),
-    limit: arg("How many, 1-200 (default 20).", type="integer", minimum=1, maximum=200) = None,
-    offset: arg("How many to skip (default 0).", type="integer", minimum=0) = None,
+    limit: spec_arg(PAGE, "limit", "How many, 1-500 (default 50).") = None,
+    offset: spec_arg(PAGE, "offset", "How many to skip (default 0).") = None,
 ) -> Annotated[CallToolResult, ByTagAnswer]:
     """List your live memories carrying any of the tags, most important first."""
     params = body_as_query(given(tags=tags, limit=limit, offset=offset))

@@ -15,13 +15,16 @@ from mcp_server.shapes import (
     ReportAnswer,
     annotations,
     arg,
+    spec_arg,
 )
 from mcp_server.tools.memories import given
 from memories.queries import get_memory_for_user
-from memsite.api.pagination import Pagination
+from memsite.api.pagination import PAGE, Pagination
+from memsite.api.specs import validate
 from memsite.validation import body_as_query
 from quality import queries, services
 from quality.api import serializers as s
+from quality.api import specs
 from quality.filters import InconsistencyFilterSet
 from quality.models import Inconsistency
 from quality.services import Action
@@ -61,8 +64,8 @@ async def list_inconsistencies(
     status: arg("Review status.", type="string", enum=Inconsistency.Status.values) = None,
     memory: arg("Only findings naming this memory (UUID).", type="string", format="uuid") = None,
     min_severity: arg("Least severity, 0-1.", type="number", minimum=0, maximum=1) = None,
-    limit: arg("Page size, 1-500 (default 50).", type="integer", minimum=1, maximum=500) = None,
-    offset: arg("How many to skip (default 0).", type="integer", minimum=0) = None,
+    limit: spec_arg(PAGE, "limit", "Page size, 1-500 (default 50).") = None,
+    offset: spec_arg(PAGE, "offset", "How many to skip (default 0).") = None,
 ) -> Annotated[CallToolResult, InconsistencyListAnswer]:
     """List contradictions, duplicates, outdated and low-confidence memories found by detection,
     most severe first. Review open ones with resolve_inconsistency."""
@@ -96,8 +99,8 @@ async def resolve_inconsistency(
         type="string",
         enum=[*Action.ALL, DISMISS],
     ),
-    memory_id: arg("The memory the action applies to (see action).", type="string", format="uuid") = None,
-    reason: arg("Why; stored on the association for the link actions.", type="string", maxLength=500) = None,
+    memory_id: spec_arg(specs.RESOLVE, "memory_id", "The memory the action applies to (see action).") = None,
+    reason: spec_arg(specs.RESOLVE, "reason", "Why; stored on the association for the link actions.") = None,
 ) -> Annotated[CallToolResult, InconsistencyAnswer]:
     """Resolve an open inconsistency (keep both, archive one, merge duplicates, or link them as
     CONTRADICTS / INVALIDATED_BY), or dismiss it so detection leaves it dismissed."""
@@ -108,9 +111,7 @@ async def resolve_inconsistency(
         if action == DISMISS:
             finding = services.dismiss_inconsistency(finding, user)
         else:
-            params = s.ResolveRequestSerializer(data=request)
-            params.is_valid(raise_exception=True)
-            fields = params.validated_data
+            fields = validate(specs.RESOLVE, request)
             finding = services.resolve_inconsistency(
                 finding, fields["action"], user, fields.get("memory_id"), fields["reason"]
             )

@@ -1,12 +1,11 @@
-"""Representations of memories and recall results, and the request shapes shown in the API docs.
+"""Representations of memories and recall results.
 
-Requests are validated by memories.api.validators (AutoMem's messages and order); the request
-serializers here only describe the bodies for the OpenAPI schema.
+Requests are read and documented by the specs in memories.api.specs and memories.api.recall_spec.
 """
 
 from rest_framework import serializers
 
-from memories.models import Memory, MemoryType
+from memories.models import Memory
 
 
 class QualitySerializer(serializers.ModelSerializer):
@@ -133,35 +132,6 @@ class RecallResponseSerializer(serializers.Serializer):
     expansion = serializers.DictField()
 
 
-class MemoryInputSerializer(serializers.Serializer):
-    content = serializers.CharField(max_length=2000, help_text="Stripped; at most 2,000 characters.")
-    tags = serializers.ListField(child=serializers.CharField(max_length=100), required=False)
-    importance = serializers.FloatField(min_value=0, max_value=1, required=False, default=0.5)
-    type = serializers.CharField(
-        required=False, help_text=f"One of {', '.join(MemoryType.values)}; case-insensitive; default Memory."
-    )
-    metadata = serializers.DictField(required=False)
-    timestamp = serializers.DateTimeField(required=False, help_text="ISO 8601; sets created_at.")
-    source_type = serializers.CharField(required=False, default="user_input")
-    source_id = serializers.CharField(required=False)
-    is_explicit = serializers.BooleanField(required=False, default=False)
-
-
-class MemoryPatchSerializer(MemoryInputSerializer):
-    """Only the keys present change: no field has a default here."""
-
-    content = serializers.CharField(max_length=2000, required=False)
-    importance = serializers.FloatField(min_value=0, max_value=1, required=False)
-    source_type = serializers.CharField(required=False)
-    is_explicit = serializers.BooleanField(required=False)
-
-
-class BatchInputSerializer(serializers.Serializer):
-    memories = serializers.ListField(
-        child=MemoryInputSerializer(), min_length=1, max_length=500, help_text="1 to 500 memories."
-    )
-
-
 class DeleteResponseSerializer(serializers.Serializer):
     status = serializers.CharField()
     memory_id = serializers.UUIDField()
@@ -208,10 +178,6 @@ class MemoryResponseSerializer(serializers.Serializer):
     memory = MemorySerializer()
 
 
-class CorroborateInputSerializer(serializers.Serializer):
-    source_id = serializers.CharField(max_length=200)
-
-
 class CorroborateResponseSerializer(MemoryResponseSerializer):
     added = serializers.BooleanField()
     confidence = serializers.FloatField()
@@ -232,14 +198,6 @@ class ByTagResponseSerializer(serializers.Serializer):
     offset = serializers.IntegerField()
     memories = MemorySerializer(many=True)
     query_time_ms = serializers.FloatField()
-
-
-class ReembedInputSerializer(serializers.Serializer):
-    ids = serializers.ListField(
-        child=serializers.UUIDField(), min_length=1, max_length=10_000, required=False
-    )
-    all = serializers.BooleanField(required=False, default=False)
-    batch_size = serializers.IntegerField(min_value=1, max_value=1024, default=256, required=False)
 
 
 class ReembedResponseSerializer(serializers.Serializer):

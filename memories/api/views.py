@@ -2,7 +2,6 @@
 
 import time
 
-from drf_spectacular.plumbing import build_basic_type
 from drf_spectacular.utils import OpenApiParameter, extend_schema
 from rest_framework import status
 from rest_framework.permissions import IsAdminUser, IsAuthenticated
@@ -11,11 +10,12 @@ from rest_framework.views import APIView
 
 from memories import queries, recall, services
 from memories.api import serializers as s
-from memories.api import validators
-from memories.models import Memory, MemoryType
+from memories.api import specs
+from memories.api.recall_spec import BY_TAG, RECALL, recall_options
+from memories.models import Memory
 from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
-from memsite.api.schema import TIMESTAMP, UNIT, integer
+from memsite.api.specs import parameters, request_body, validate
 from memsite.errors import DomainError
 from memsite.validation import body_as_query, json_body
 
@@ -33,7 +33,7 @@ def memory_body(memory, **extra):
 def store_one(user, data):
     """The answer to storing one memory given as a decoded JSON object."""
     started = time.perf_counter()
-    item = validators.parse_memory(data)
+    item = validate(specs.MEMORY, data)
     memory, duplicate = services.store_memory(user, item)
     return {
         "status": "success",
@@ -56,7 +56,7 @@ def store_batch(user, raw_items):
     items, indexes, failed = [], [], []
     for index, raw in enumerate(raw_items):
         try:
-            items.append(validators.parse_memory(raw))
+            items.append(validate(specs.MEMORY, raw))
         except DomainError as error:
             reason = "Memory must be an object" if not isinstance(raw, dict) else error.message
             failed.append({"index": index, "reason": reason})
@@ -81,7 +81,7 @@ def store_batch(user, raw_items):
 def by_tag_body(user, params):
     """The answer to a search by tags given its query parameters (a QueryDict)."""
     started = time.perf_counter()
-    tags = validators.parse_by_tag(params)
+    tags = validate(BY_TAG, params)["tags"]
     paginator = Pagination()
     memories = paginator.page(queries.memories_by_tag(user, tags), params)
     return {
@@ -98,7 +98,7 @@ def by_tag_body(user, params):
 
 def recall_body(user, params):
     """The answer to a recall given its query parameters (a QueryDict)."""
-    options = validators.parse_recall(params)
+    options = recall_options(params)
     found = recall.recall(user, options)
     results = s.RecallResultSerializer(found["results"], many=True).data
     return {
@@ -116,7 +116,7 @@ class MemoryCreateView(APIView):
         summary="Store a memory",
         description="Embeds and evaluates the memory before answering. Content equal to one of your "
         "live memories answers 200 with the existing id and `duplicate: true`.",
-        request=s.MemoryInputSerializer,
+        request=request_body(specs.MEMORY),
         responses={201: s.StoreResponseSerializer, 200: s.StoreResponseSerializer},
     )
     def post(self, request):
@@ -130,11 +130,11 @@ class MemoryBatchView(APIView):
         description="Each item is validated on its own: valid items are stored together in one "
         "transaction (embedded in one batch), invalid ones are listed in `failed` with their index "
         "and reason. 201 when every item succeeded, 207 otherwise; more than 500 items is a 400.",
-        request=s.BatchInputSerializer,
+        request=request_body(specs.BATCH),
         responses={201: s.BatchResponseSerializer, 207: s.BatchResponseSerializer},
     )
     def post(self, request):
-        body = store_batch(request.user, validators.parse_batch(json_body(request)))
+        body = store_batch(request.user, validate(specs.BATCH, json_body(request))["memories"])
         code = status.HTTP_207_MULTI_STATUS if body["failed"] else status.HTTP_201_CREATED
         return Response(body, status=code)
 
@@ -149,14 +149,15 @@ class MemoryDetailView(APIView):
 
     @extend_schema(
         summary="Change a memory",
-        description="New content is re-embedded and re-evaluated; `importance` must be within 0–1.",
+        description="Only the keys present change. New content is re-embedded and re-evaluated; "
+        "`importance` must be within 0–1.",
         parameters=[ID_PARAMETER],
-        request=s.MemoryPatchSerializer,
+        request=request_body(specs.MEMORY_CHANGES, partial=True),
         responses=s.MemoryResponseSerializer,
     )
     def patch(self, request, memory_id):
         memory = queries.get_memory_for_user(request.user, memory_id)
-        changes = validators.parse_memory_changes(json_body(request))
+        changes = validate(specs.MEMORY_CHANGES, json_body(request), partial=True)
         return Response(memory_body(services.update_memory(memory, changes)))
 
     @extend_schema(
@@ -177,12 +178,12 @@ class CorroborateView(APIView):
         description="A source not seen before raises confidence by 0.05 (0.20 at most); a repeated "
         "source changes nothing.",
         parameters=[ID_PARAMETER],
-        request=s.CorroborateInputSerializer,
+        request=request_body(specs.CORROBORATION),
         responses=s.CorroborateResponseSerializer,
     )
     def post(self, request, memory_id):
         memory = queries.get_memory_for_user(request.user, memory_id)
-        source_id = validators.parse_source_id(json_body(request))
+        source_id = validate(specs.CORROBORATION, json_body(request))["source_id"]
         memory, added = services.corroborate_memory(memory, source_id)
         return Response(
             memory_body(
@@ -227,73 +228,11 @@ class ByTagView(APIView):
     @extend_schema(
         summary="Memories with any of the tags",
         description="Exact, case-insensitive tag match; live memories, most important first.",
-        parameters=[
-            OpenApiParameter("tags", str, description="Comma list or repeated.", required=True),
-            *Pagination.parameters(),
-        ],
+        parameters=[*parameters(BY_TAG), *Pagination.parameters()],
         responses=s.ByTagResponseSerializer,
     )
     def get(self, request):
         return Response(by_tag_body(request.user, request.query_params))
-
-
-TAGS = {"type": "array", "items": {"type": "string", "maxLength": 100}, "maxItems": 100}
-TYPES = {"type": "array", "items": {"type": "string", "enum": sorted(MemoryType.values)}}
-RECALL_PARAMETERS = [
-    OpenApiParameter(
-        "query",
-        {"type": "string", "maxLength": 2000},
-        description="Free text; omit to list by recency with the filters.",
-    ),
-    OpenApiParameter("tags", TAGS, explode=False, description="Comma list or repeated."),
-    OpenApiParameter("tag_mode", str, enum=["any", "all"]),
-    OpenApiParameter("tag_match", str, enum=["exact", "prefix"]),
-    OpenApiParameter("exclude_tags", TAGS, explode=False, description="Comma list or repeated."),
-    OpenApiParameter("type", TYPES, explode=False, description="Memory types, case-insensitive."),
-    OpenApiParameter("start", TIMESTAMP, description="Created at or after; not after `end`."),
-    OpenApiParameter("end", TIMESTAMP, description="Created at or before."),
-    OpenApiParameter("limit", integer(1, 100, 5)),
-    OpenApiParameter("min_quality", UNIT, description="Keep quality_score ≥ this."),
-    OpenApiParameter("rank_by_quality", bool, description="Order by 0.7·quality + 0.3·final."),
-    OpenApiParameter("include_archived", bool),
-    OpenApiParameter("expand_relations", bool),
-    OpenApiParameter("expand_entities", bool),
-    OpenApiParameter("relation_limit", integer(1, 100, 5)),
-    OpenApiParameter("expansion_limit", integer(1, 500, 25)),
-    OpenApiParameter("expand_min_strength", UNIT),
-    OpenApiParameter("expand_min_importance", UNIT),
-    OpenApiParameter("max_hops", integer(1, 3, 1)),
-    OpenApiParameter(
-        "expand_respect_tags",
-        bool,
-        description="Apply the `tags` filter to expanded memories too (default false: unscoped).",
-    ),
-    OpenApiParameter(
-        "time_query",
-        str,
-        description="A time phrase resolved to start/end on the memory's time: today, yesterday, "
-        "last 24 hours, last 48 hours, last N days, this week, last week, this month, last month, "
-        "this year, last year, 'in May 2023', 'since March 2024'. Not with start/end.",
-    ),
-    OpenApiParameter(
-        "sort",
-        str,
-        enum=["score", "time_desc", "time_asc"],
-        description="score (default), or the results listed by time; with a query the best-scored "
-        "results are chosen first.",
-    ),
-]
-
-
-RECALL_BODY = {
-    "type": "object",
-    "properties": {
-        parameter.name: (
-            parameter.type if isinstance(parameter.type, dict) else build_basic_type(parameter.type)
-        )
-        for parameter in RECALL_PARAMETERS
-    },
-}
 
 
 class RecallView(APIView):
@@ -302,7 +241,7 @@ class RecallView(APIView):
         description="Vector (HNSW) and full-text candidates fused into one score: "
         "vector, keyword, relation, tag, importance, confidence, recency and context, "
         "with configurable weights.",
-        parameters=RECALL_PARAMETERS,
+        parameters=parameters(RECALL),
         responses=s.RecallResponseSerializer,
     )
     def get(self, request):
@@ -312,7 +251,7 @@ class RecallView(APIView):
         summary="Hybrid recall with the parameters in a JSON body",
         description="The same as GET /recall, for queries too long for a URL: the body is an "
         "object with the GET parameters as keys (lists for repeated ones).",
-        request={"application/json": RECALL_BODY},
+        request=request_body(RECALL),
         responses=s.RecallResponseSerializer,
     )
     def post(self, request):
@@ -330,11 +269,12 @@ class ReembedView(APIView):
         description="Re-embeds the given memories (any owner) or all of them, in batches. Up to "
         f"{services.REEMBED_INLINE_MAX} ids are done in the request (200 with the summary); `all` "
         "or more ids are queued for a worker: 202 with the job id and where to poll it.",
-        request=s.ReembedInputSerializer,
+        request=request_body(specs.REEMBED),
         responses={200: s.ReembedResponseSerializer, 202: JobAcceptedSerializer},
     )
     def post(self, request):
-        ids, batch_size = validators.parse_reembed(json_body(request))
+        values = validate(specs.REEMBED, json_body(request))
+        ids, batch_size = values["ids"], values["batch_size"]
         if ids is None or len(ids) > services.REEMBED_INLINE_MAX:
             return accepted(services.queue_reembed(ids, batch_size))
         memories = Memory.objects.filter(pk__in=ids)

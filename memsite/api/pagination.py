@@ -4,15 +4,14 @@ A value outside those ranges, or one that is not an integer, is a 400 naming the
 LimitOffsetPagination would silently fall back to the default).
 """
 
-from drf_spectacular.utils import OpenApiParameter
 from rest_framework.pagination import LimitOffsetPagination
 
-from memsite.api.schema import integer
-from memsite.validation import query_int
+from memsite.api.specs import integer, parameters, validate
 
 DEFAULT_LIMIT = 50
 MAX_LIMIT = 500
 MAX_OFFSET = 1_000_000
+PAGE = (integer("limit", DEFAULT_LIMIT, 1, MAX_LIMIT), integer("offset", 0, 0, MAX_OFFSET))
 
 
 class Pagination(LimitOffsetPagination):
@@ -20,34 +19,26 @@ class Pagination(LimitOffsetPagination):
     max_limit = MAX_LIMIT
 
     def get_limit(self, request):
-        return self.read_limit(request.query_params)
+        return validate(PAGE, request.query_params)["limit"]
 
     def get_offset(self, request):
-        return self.read_offset(request.query_params)
-
-    def read_limit(self, params):
-        return query_int(params, self.limit_query_param, DEFAULT_LIMIT, 1, MAX_LIMIT)
-
-    def read_offset(self, params):
-        return query_int(params, self.offset_query_param, 0, 0, MAX_OFFSET)
+        return validate(PAGE, request.query_params)["offset"]
 
     def get_schema_operation_parameters(self, view):
-        limit, offset = super().get_schema_operation_parameters(view)
-        limit["schema"].update(minimum=1, maximum=MAX_LIMIT, default=DEFAULT_LIMIT)
-        offset["schema"].update(minimum=0, maximum=MAX_OFFSET, default=0)
-        return [limit, offset]
+        found = super().get_schema_operation_parameters(view)
+        for parameter, field in zip(found, PAGE, strict=True):
+            parameter["schema"] = dict(field.schema)
+        return found
 
     @staticmethod
     def parameters():
         """The two query parameters, for views that page by hand (`page`)."""
-        return [
-            OpenApiParameter("limit", integer(1, MAX_LIMIT, DEFAULT_LIMIT)),
-            OpenApiParameter("offset", integer(0, MAX_OFFSET, 0)),
-        ]
+        return parameters(PAGE)
 
     def page(self, queryset, params):
         """One page of `queryset` for a view that renders its own body, from its query parameters
         (a QueryDict); sets `limit`, `offset` and `count` as paginate_queryset does."""
-        self.limit, self.offset = self.read_limit(params), self.read_offset(params)
+        page = validate(PAGE, params)
+        self.limit, self.offset = page["limit"], page["offset"]
         self.count = queryset.count()
         return list(queryset[self.offset : self.offset + self.limit])

@@ -34,21 +34,6 @@ MESSAGES = {
 
 
 UUID_PATH_PARAMETERS = {"memory_id"}
-UNIT = {"type": "number", "minimum": 0, "maximum": 1}
-
-
-def integer(low, high, default):
-    """The schema of an integer parameter with its range and default."""
-    return {"type": "integer", "minimum": low, "maximum": high, "default": default}
-# A date-time within the accepted range (memsite.validation.EARLIEST–LATEST), as a pattern.
-TIMESTAMP = {
-    "type": "string",
-    "format": "date-time",
-    "pattern": r"^(1\d{3}|[2-8]\d{3})-(0[1-9]|1[0-2])-(0[1-9]|1\d|2[0-8])"
-    r"T([01]\d|2[0-3]):[0-5]\d:[0-5]\d(\.\d+)?(Z|[+-](0\d|1[0-3]):[0-5]\d)$",
-}
-
-
 class EnvelopeAutoSchema(AutoSchema):
     def _get_parameters(self):
         parameters = super()._get_parameters()

@@ -11,10 +11,12 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
-from memsite.api.fields import JsonBooleanField, validated
 from memsite.api.jobs import accepted
 from memsite.api.pagination import Pagination
+from memsite.api.specs import request_body, validate
 from memsite.errors import Conflict, Invalid, NotFound
+from memsite.validation import json_body
+from quality.api.specs import RUN
 from quality.consolidation import (
     PHASES,
     ConsolidationBusy,
@@ -26,10 +28,6 @@ from quality.models import ConsolidationRun
 
 RUN_NOT_FOUND = "Consolidation run not found"
 NO_BOOST = "Memory has no quality boost to reset"
-
-
-class RunRequestSerializer(serializers.Serializer):
-    dry_run = JsonBooleanField(default=True, help_text="Only report what would change (default).")
 
 
 class ConsolidationRunSerializer(serializers.ModelSerializer):
@@ -106,11 +104,11 @@ class ConsolidationRunView(APIView):
         "`dry_run` (default true) records what would change and changes nothing. The run is queued "
         "for a worker: 202 with the queued run and the URL to poll. One run at a time: 409 while "
         "another is queued or in progress. Staff only.",
-        request=RunRequestSerializer,
+        request=request_body(RUN),
         responses={202: RunAcceptedSerializer, 409: OpenApiResponse(description=ConsolidationBusy.__doc__)},
     )
     def post(self, request):
-        params = validated(RunRequestSerializer, request.data)
+        params = validate(RUN, json_body(request, optional=True))
         try:
             run, job_id = queue_consolidation(dry_run=params["dry_run"], started_by=request.user)
         except ConsolidationBusy as busy:

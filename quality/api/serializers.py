@@ -1,72 +1,8 @@
-"""Request validation and representations for /api/quality/."""
+"""Representations of /api/quality/ answers (requests are read by quality.api.specs)."""
 
-from django.conf import settings
 from rest_framework import serializers
 
-from memsite.api.fields import JsonBooleanField
 from quality.models import Inconsistency, QualityAssessment, QualityBoost
-from quality.services import Action
-
-MAX_EVALUATE_IDS = 1000
-
-
-class UnitFloatField(serializers.FloatField):
-    """A finite number between 0 and 1 (NaN and Infinity are refused)."""
-
-    def __init__(self, **kwargs):
-        super().__init__(min_value=0, max_value=1, allow_null=False, **kwargs)
-
-    def to_internal_value(self, data):
-        value = super().to_internal_value(data)
-        if value != value:
-            raise serializers.ValidationError("must be a number between 0 and 1")
-        return value
-
-
-class DistributionQuerySerializer(serializers.Serializer):
-    min_quality = UnitFloatField(default=0.0)
-    max_quality = UnitFloatField(default=1.0)
-
-    def validate(self, attrs):
-        if attrs["min_quality"] > attrs["max_quality"]:
-            raise serializers.ValidationError({"min_quality": "must not exceed max_quality"})
-        return attrs
-
-
-class LowQuerySerializer(serializers.Serializer):
-    threshold = UnitFloatField(default=settings.QUALITY_WARNING_THRESHOLD)
-
-
-class TrendsQuerySerializer(serializers.Serializer):
-    days = serializers.IntegerField(min_value=1, max_value=365, default=30)
-
-
-class EvaluateRequestSerializer(serializers.Serializer):
-    memory_ids = serializers.ListField(
-        child=serializers.UUIDField(), min_length=1, max_length=MAX_EVALUATE_IDS, required=False
-    )
-    all = JsonBooleanField(default=False, help_text="Evaluate every live memory of the caller.")
-    query = serializers.CharField(
-        max_length=2000,
-        required=False,
-        default="",
-        allow_blank=True,
-        help_text="When given, relevance is the cosine similarity to this query.",
-    )
-
-    def validate(self, attrs):
-        if ("memory_ids" in attrs) == attrs["all"]:
-            raise serializers.ValidationError("Give either 'memory_ids' or \"all\": true")
-        return attrs
-
-
-class ResolveRequestSerializer(serializers.Serializer):
-    action = serializers.ChoiceField(choices=Action.ALL)
-    memory_id = serializers.UUIDField(
-        required=False,
-        help_text="archive: the memory to archive; merge: the memory to keep; link_*: the edge's source.",
-    )
-    reason = serializers.CharField(max_length=500, required=False, default="", allow_blank=True)
 
 
 class MemoryBriefSerializer(serializers.Serializer):

@@ -9,11 +9,13 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
-from memsite.api.fields import validated
 from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
+from memsite.api.specs import parameters, request_body, validate
+from memsite.validation import json_body
 from quality import queries, services
 from quality.api import serializers as s
+from quality.api import specs
 from quality.filters import InconsistencyFilterSet
 from quality.models import Inconsistency
 
@@ -28,11 +30,11 @@ class DistributionView(APIView):
         "average, provider breakdown (`dimensions`, `association_boost`, `unevaluated`), top and "
         "bottom ten, a histogram of ten 0.1 buckets and the boosted count, over live memories "
         "with `min_quality ≤ quality_score ≤ max_quality`.",
-        parameters=[s.DistributionQuerySerializer],
+        parameters=parameters(specs.DISTRIBUTION),
         responses=s.DistributionSerializer,
     )
     def get(self, request):
-        params = validated(s.DistributionQuerySerializer, request.query_params)
+        params = validate(specs.DISTRIBUTION, request.query_params)
         return Response(queries.quality_distribution(request.user, **params))
 
 
@@ -57,11 +59,11 @@ class EvaluateView(APIView):
         description='Evaluates `memory_ids` (up to 1,000) or, with `"all": true`, every live memory. '
         "With `query`, relevance is the cosine similarity to the query (and is kept until the next "
         "evaluation). Each evaluation is recorded in the memory's assessment history.",
-        request=s.EvaluateRequestSerializer,
+        request=request_body(specs.EVALUATE),
         responses=s.EvaluateResponseSerializer,
     )
     def post(self, request):
-        params = validated(s.EvaluateRequestSerializer, request.data)
+        params = validate(specs.EVALUATE, json_body(request, optional=True))
         ids = params.get("memory_ids")
         evaluated = services.evaluate_quality(request.user, ids, params["query"])
         memories = [] if ids is None else queries.current_quality(request.user, ids)
@@ -112,7 +114,7 @@ class ImprovementsView(ListAPIView):
     get=extend_schema(
         summary="Low-quality memories",
         description="Live memories with `quality_score < threshold` (default WarningThreshold), worst first.",
-        parameters=[s.LowQuerySerializer],
+        parameters=parameters(specs.LOW),
     )
 )
 class LowQualityView(ListAPIView):
@@ -121,7 +123,7 @@ class LowQualityView(ListAPIView):
     filter_backends = []
 
     def get_queryset(self):
-        threshold = validated(s.LowQuerySerializer, self.request.query_params)["threshold"]
+        threshold = validate(specs.LOW, self.request.query_params)["threshold"]
         return queries.low_quality_memories(self.request.user, threshold)
 
     def list(self, request, *args, **kwargs):
@@ -178,12 +180,12 @@ class ResolveView(APIView):
         "edge's source; for INVALIDATED_BY the default is the older memory; `reason` is stored on "
         "the edge). Only open findings can be resolved (409 otherwise).",
         parameters=[FINDING_ID],
-        request=s.ResolveRequestSerializer,
+        request=request_body(specs.RESOLVE),
         responses=s.InconsistencySerializer,
     )
     def post(self, request, pk):
         finding = queries.get_inconsistency_for_user(request.user, pk)
-        params = validated(s.ResolveRequestSerializer, request.data)
+        params = validate(specs.RESOLVE, json_body(request, optional=True))
         finding = services.resolve_inconsistency(
             finding, params["action"], request.user, params.get("memory_id"), params["reason"]
         )
@@ -221,9 +223,9 @@ class TrendsView(APIView):
         description="Snapshots (taken by consolidation) and daily averages of assessments over the "
         "last `days` days (1–365, default 30), with a trend per dimension: `improving`, "
         "`declining` or `stable` (change within ±0.01).",
-        parameters=[s.TrendsQuerySerializer],
+        parameters=parameters(specs.TRENDS),
         responses=s.TrendsSerializer,
     )
     def get(self, request):
-        days = validated(s.TrendsQuerySerializer, request.query_params)["days"]
+        days = validate(specs.TRENDS, request.query_params)["days"]
         return Response(queries.quality_trends(request.user, days))

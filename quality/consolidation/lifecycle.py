@@ -1,15 +1,20 @@
 """Relevance, quality-based retention, auto-cleanup and snapshots (SPEC section 8, phases 3 to 5).
 
 Each phase is one transaction of set-based statements over every live memory. Archival is soft
-(`archived_at`, `archive_reason`); nothing here deletes a row. Protected memories (the flag, or a
-tag critical / important / reference / permanent) are never archived and keep relevance ≥ 0.5.
+and goes through the one archive writer, `memories.services.archive_memories`, with each memory's
+own reason; nothing here deletes a row. Protected memories (the flag, or a tag critical /
+important / reference / permanent) are never archived and keep relevance ≥ 0.5.
 """
 
 import json
 
 from django.conf import settings
 from django.db import connection, transaction
+from django.db.models import BooleanField
+from django.db.models.expressions import RawSQL
 
+from memories.models import Memory
+from memories.services import archive_memories
 from quality.consolidation.connections import CONNECTIONS_SQL, connection_params
 from quality.metrics import decay, floor
 from quality.rules import HIGH, MEDIUM, tier_counts_sql
@@ -30,7 +35,11 @@ RETENTION_BY_TYPE = {
 RETENTION_BY_TAG = [("critical", 365), ("reference", 180), ("temporary", 7)]
 DEFAULT_RETENTION_DAYS = 30
 
-PROTECTED = "(m.protected OR m.tags && %(protected_tags)s::varchar[])"
+
+def protected_sql(alias=""):
+    """Whether a memory row is protected from archival (the tags are constants)."""
+    return f"({alias}protected OR {alias}tags && ARRAY{PROTECTED_TAGS!r}::varchar[])"
+
 
 RELEVANCE_SQL = f"""
 WITH connections AS ({CONNECTIONS_SQL}),
@@ -49,7 +58,7 @@ factors AS (
                 WHEN m.last_accessed_at >= now() - interval '30 days' THEN 1.1
                 ELSE 1.0 END AS access_boost,
            1 + 0.5 * m.quality_score AS quality_multiplier,
-           {PROTECTED} AS is_protected
+           {protected_sql("m.")} AS is_protected
     FROM memories_memory AS m
     LEFT JOIN connections AS c ON c.memory_id = m.id
     WHERE m.archived_at IS NULL
@@ -87,47 +96,17 @@ updated AS (
 SELECT count(*), count(*) FILTER (WHERE is_protected) FROM updated
 """
 
-THRESHOLD_SQL = """
-CASE WHEN {quality} >= %(high)s THEN %(high_days)s::float8
-     WHEN {quality} >= %(medium)s THEN %(medium_days)s::float8
-     ELSE %(low_min)s + ({quality} / %(medium)s) * (%(low_max)s - %(low_min)s) END
-"""
-
-RETENTION_SQL = f"""
-WITH inactive AS (
-    SELECT m.id, m.quality_score,
-           EXTRACT(EPOCH FROM now() - GREATEST(m.entered_at, m.last_accessed_at)) / 86400.0 AS days,
-           {THRESHOLD_SQL.format(quality="m.quality_score")} AS threshold
-    FROM memories_memory AS m
-    WHERE m.archived_at IS NULL AND NOT {PROTECTED}
-),
-archived AS (
-    UPDATE memories_memory AS m SET
-        archived_at = now(),
-        archive_reason = format('quality_retention: inactive %%s days, over the %%s-day threshold '
-                                'for quality %%s', round(i.days)::int, round(i.threshold)::int,
-                                to_char(i.quality_score, 'FM0.000'))
-    FROM inactive AS i
-    WHERE m.id = i.id AND i.days > i.threshold
-    RETURNING m.id
+INACTIVE_DAYS = "EXTRACT(EPOCH FROM now() - GREATEST(entered_at, last_accessed_at)) / 86400.0"
+RETENTION_REASON = (
+    "format('quality_retention: inactive %%s days, over the %%s-day threshold for quality %%s', "
+    "round({days})::int, round({threshold})::int, to_char(quality_score, 'FM0.000'))"
 )
-SELECT count(*) FROM archived
-"""
-
-CLEANUP_SQL = f"""
-WITH archived AS (
-    UPDATE memories_memory AS m SET
-        archived_at = now(),
-        archive_reason = format('quality_cleanup: quality %%s below %%s since %%s',
-                                to_char(m.quality_score, 'FM0.000'), %(min_quality)s::text,
-                                to_char(m.low_quality_since AT TIME ZONE 'UTC', 'YYYY-MM-DD'))
-    WHERE m.archived_at IS NULL AND NOT {PROTECTED}
-      AND m.quality_score < %(min_quality)s
-      AND m.low_quality_since < now() - make_interval(days => %(grace_days)s)
-    RETURNING m.id
+CLEANUP_REASON = (
+    "format('quality_cleanup: quality %%s below %%s since %%s', to_char(quality_score, 'FM0.000'), "
+    "%s::text, to_char(low_quality_since AT TIME ZONE 'UTC', 'YYYY-MM-DD'))"
 )
-SELECT count(*) FROM archived
-"""
+CLEANUP_DUE = "quality_score < %s AND low_quality_since < now() - make_interval(days => %s)"
+
 
 SNAPSHOT_SQL = f"""
 WITH stats AS (
@@ -165,25 +144,28 @@ def _tag_cases():
     return " ".join(f"WHEN '{tag}' = ANY(m.tags) THEN {days}" for tag, days in RETENTION_BY_TAG)
 
 
-def _threshold_params():
-    return {
-        "high": HIGH,
-        "medium": MEDIUM,
-        "high_days": settings.RETENTION_HIGH_DAYS,
-        "medium_days": settings.RETENTION_MEDIUM_DAYS,
-        "low_min": settings.RETENTION_LOW_MIN_DAYS,
-        "low_max": settings.RETENTION_LOW_MAX_DAYS,
-    }
+def threshold_sql(quality):
+    """The days of inactivity a memory of quality `quality` (an SQL expression) is kept, as SQL
+    and its parameters."""
+    sql = (
+        f"CASE WHEN {quality} >= %s THEN %s::float8 WHEN {quality} >= %s THEN %s::float8 "
+        f"ELSE %s + ({quality} / %s) * (%s - %s) END"
+    )
+    low_min, low_max = settings.RETENTION_LOW_MIN_DAYS, settings.RETENTION_LOW_MAX_DAYS
+    params = [HIGH, settings.RETENTION_HIGH_DAYS, MEDIUM, settings.RETENTION_MEDIUM_DAYS]
+    return sql, [*params, low_min, MEDIUM, low_max, low_min]
 
 
 def retention_threshold_days(quality):
     """Days of inactivity a memory of this quality is kept (the same SQL phase 4 uses)."""
+    sql, params = threshold_sql("given.quality")
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"SELECT {THRESHOLD_SQL.format(quality='%(quality)s::float8')}",
-            {"quality": quality, **_threshold_params()},
-        )
+        cursor.execute(f"SELECT {sql} FROM (SELECT %s::float8 AS quality) AS given", [*params, quality])
         return cursor.fetchone()[0]
+
+
+def _condition(sql, params):
+    return RawSQL(sql, params, output_field=BooleanField())
 
 
 def relevance_phase(run_id=None):
@@ -194,7 +176,6 @@ def relevance_phase(run_id=None):
                 **connection_params(),
                 "type_days": json.dumps(RETENTION_BY_TYPE),
                 "default_days": DEFAULT_RETENTION_DAYS,
-                "protected_tags": PROTECTED_TAGS,
                 "protected_min": PROTECTED_MIN_RELEVANCE,
             },
         )
@@ -203,10 +184,10 @@ def relevance_phase(run_id=None):
 
 
 def retention_phase(run_id=None):
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(RETENTION_SQL, {"protected_tags": PROTECTED_TAGS, **_threshold_params()})
-        (archived,) = cursor.fetchone()
-    return {"archived": archived}
+    threshold, params = threshold_sql("quality_score")
+    inactive = _condition(f"NOT {protected_sql()} AND {INACTIVE_DAYS} > {threshold}", params)
+    reason = RawSQL(RETENTION_REASON.format(days=INACTIVE_DAYS, threshold=threshold), params)
+    return {"archived": archive_memories(Memory.objects.filter(inactive), reason)}
 
 
 def cleanup_phase(run_id=None):
@@ -214,15 +195,11 @@ def cleanup_phase(run_id=None):
     with transaction.atomic(), connection.cursor() as cursor:
         cleaned = 0
         if settings.QUALITY_AUTO_CLEANUP:
-            cursor.execute(
-                CLEANUP_SQL,
-                {
-                    "protected_tags": PROTECTED_TAGS,
-                    "min_quality": settings.QUALITY_MIN_THRESHOLD,
-                    "grace_days": settings.QUALITY_CLEANUP_GRACE_DAYS,
-                },
+            minimum = settings.QUALITY_MIN_THRESHOLD
+            due = _condition(
+                f"NOT {protected_sql()} AND {CLEANUP_DUE}", [minimum, settings.QUALITY_CLEANUP_GRACE_DAYS]
             )
-            (cleaned,) = cursor.fetchone()
+            cleaned = archive_memories(Memory.objects.filter(due), RawSQL(CLEANUP_REASON, [minimum]))
         cursor.execute(SNAPSHOT_SQL, {"run": run_id})
         (snapshots,) = cursor.fetchone()
     return {

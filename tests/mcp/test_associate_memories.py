@@ -1,7 +1,7 @@
 import pytest
 
 from graph import age
-from graph.api.serializers import TYPE_CHOICES
+from graph.api.specs import TYPE_CHOICES
 from graph.models import Association, Origin
 from tests.factories import MemoryFactory
 from tests.mcp.conftest import call
