@@ -20,6 +20,7 @@ from mcp_server.shapes import (
 )
 from memories import queries, services
 from memories.api import specs
+from memories.api.recall_spec import RECALL
 from memories.api.specs import MEMORY, MEMORY_CHANGES
 from memories.api.views import by_tag_body, memory_body, recall_body, store_batch, store_one
 from memories.models import MemoryType
@@ -40,15 +41,10 @@ SourceType = spec_arg(MEMORY, "source_type", SOURCE_TYPE)
 SourceId = spec_arg(MEMORY, "source_id", "Provenance: an id of the source (conversation, document).")
 IS_EXPLICIT = "Whether the user stated it explicitly (raises confidence)."
 IsExplicit = spec_arg(MEMORY, "is_explicit", IS_EXPLICIT)
-Query = arg("What to look for, in words; omit to list by recency with the filters.", type="string")
 
 
-def unit(description):
-    return arg(description, type="number", minimum=0, maximum=1)
-
-
-def integer(description, lo, hi):
-    return arg(description, type="integer", minimum=lo, maximum=hi)
+def recall_arg(name, description):
+    return spec_arg(RECALL, name, description)
 
 
 def given(**values):
@@ -121,25 +117,28 @@ def _recall(user, params):
 
 
 async def recall_memory(
-    query: Query = None,
+    query: recall_arg("query", "What to look for; omit to list by recency with the filters.") = None,
     tags: Tags = None,
-    tag_mode: arg("any (default) or all of the tags.", type="string", enum=["any", "all"]) = None,
-    tag_match: arg("exact (default) or prefix tag match.", type="string", enum=["exact", "prefix"]) = None,
+    tag_mode: recall_arg("tag_mode", "any (default) or all of the tags.") = None,
+    tag_match: recall_arg("tag_match", "exact (default) or prefix tag match.") = None,
     exclude_tags: arg("Leave out memories with any of these tags.", **TAGS) = None,
     type: arg("Memory type(s), case-insensitive; a list or one string.", **TAGS) = None,
-    start: arg("ISO 8601: created at or after.", type="string", format="date-time") = None,
-    end: arg("ISO 8601: created at or before.", type="string", format="date-time") = None,
-    limit: integer("How many results (default 5).", 1, 100) = None,
-    min_quality: unit("Keep memories whose quality_score is at least this.") = None,
-    rank_by_quality: arg("Order by 0.7 x quality + 0.3 x score.", type="boolean") = None,
-    include_archived: arg("Include archived memories.", type="boolean") = None,
-    expand_relations: arg("Follow associations from the matches (graph expansion).", type="boolean") = None,
-    expand_entities: arg("Also start from memories tagged with a word of the query.", type="boolean") = None,
-    relation_limit: integer("Links followed per memory (default 5).", 1, 100) = None,
-    expansion_limit: integer("Memories reached by expansion (default 25).", 1, 500) = None,
-    expand_min_strength: unit("Least strength of a followed link.") = None,
-    expand_min_importance: unit("Least importance of a reached memory.") = None,
-    max_hops: integer("How far expansion goes (default 1).", 1, 3) = None,
+    start: recall_arg("start", "ISO 8601: created at or after.") = None,
+    end: recall_arg("end", "ISO 8601: created at or before.") = None,
+    time_query: recall_arg("time_query", "A time phrase instead of start/end: today, last week, ...") = None,
+    limit: recall_arg("limit", "How many results (default 5).") = None,
+    min_quality: recall_arg("min_quality", "Keep memories whose quality_score is at least this.") = None,
+    rank_by_quality: recall_arg("rank_by_quality", "Order by 0.7 x quality + 0.3 x score.") = None,
+    sort: recall_arg("sort", "score (default), time_desc or time_asc.") = None,
+    include_archived: recall_arg("include_archived", "Include archived memories.") = None,
+    expand_relations: recall_arg("expand_relations", "Follow associations from the matches.") = None,
+    expand_entities: recall_arg("expand_entities", "Also start from entities named in the query.") = None,
+    expand_respect_tags: recall_arg("expand_respect_tags", "Filter expanded memories by tags too.") = None,
+    relation_limit: recall_arg("relation_limit", "Links followed per memory (default 5).") = None,
+    expansion_limit: recall_arg("expansion_limit", "Memories reached by expansion (default 25).") = None,
+    expand_min_strength: recall_arg("expand_min_strength", "Least strength of a followed link.") = None,
+    expand_min_importance: recall_arg("expand_min_importance", "Least importance reached.") = None,
+    max_hops: recall_arg("max_hops", "How far expansion goes (default 1).") = None,
 ) -> Annotated[CallToolResult, RecallAnswer]:
     """Recall the memories most relevant to a query: hybrid search by meaning and keywords.
 
@@ -158,12 +157,15 @@ async def recall_memory(
             type=type,
             start=start,
             end=end,
+            time_query=time_query,
             limit=limit,
             min_quality=min_quality,
             rank_by_quality=rank_by_quality,
+            sort=sort,
             include_archived=include_archived,
             expand_relations=expand_relations,
             expand_entities=expand_entities,
+            expand_respect_tags=expand_respect_tags,
             relation_limit=relation_limit,
             expansion_limit=expansion_limit,
             expand_min_strength=expand_min_strength,

@@ -90,6 +90,24 @@ def test_recall_memory_refuses_bad_parameters_with_the_rest_message(alice_token)
     assert result.content[0].text == "'limit' must be an integer between 1 and 100"
 
 
+def test_recall_memory_takes_time_query_and_sort_as_the_rest_api_does(alice, alice_token):
+    old = MemoryFactory(owner=alice, content="Deploys run from the release branch", days_old=40)
+    new = MemoryFactory(owner=alice, content="Deploys run from the main branch now")
+    recent, oldest_first, unknown = calls(
+        alice_token,
+        ("recall_memory", {"query": "deploys branch", "time_query": "last 7 days"}),
+        ("recall_memory", {"query": "deploys branch", "sort": "time_asc"}),
+        ("recall_memory", {"query": "deploys", "time_query": "the other day"}),
+    )
+    def ids(answer):
+        return [result["id"] for result in answer.structured_content["results"]]
+
+    assert ids(recent) == [str(new.pk)]
+    assert ids(oldest_first) == [str(old.pk), str(new.pk)]
+    assert unknown.is_error
+    assert unknown.content[0].text.startswith("'time_query' must be one of:")
+
+
 def test_get_update_archive_restore_search_and_delete_a_memory(alice, alice_token):
     memory = MemoryFactory(owner=alice, content="The API is versioned in the URL", tags=["api"])
     memory_id = str(memory.pk)

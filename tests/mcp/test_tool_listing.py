@@ -1,6 +1,8 @@
 import pytest
 
 from graph.models import AUTHORABLE_RELATIONS
+from memories.api.recall_spec import RECALL
+from memsite.api.specs import body_schema
 from tests.mcp.conftest import session
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -86,24 +88,4 @@ def test_associate_memories_advertises_the_seed_output_schema(tools):
 
 
 def test_recall_memory_takes_every_recall_parameter(tools):
-    assert set(tools["recall_memory"].input_schema["properties"]) == {
-        "query",
-        "tags",
-        "tag_mode",
-        "tag_match",
-        "exclude_tags",
-        "type",
-        "start",
-        "end",
-        "limit",
-        "min_quality",
-        "rank_by_quality",
-        "include_archived",
-        "expand_relations",
-        "expand_entities",
-        "relation_limit",
-        "expansion_limit",
-        "expand_min_strength",
-        "expand_min_importance",
-        "max_hops",
-    }
+    assert set(tools["recall_memory"].input_schema["properties"]) == set(body_schema(RECALL)["properties"])
