@@ -7,6 +7,12 @@ from django.test.utils import CaptureQueriesContext
 
 from memories.models import Memory, PendingAccess
 from tests.conftest import QUEUE_TRUNCATE
+from tests.mcp.conftest import (
+    call,
+    calls,
+    close_thread_connections,  # noqa: F401  (autouse: tool threads)
+    token_for,
+)
 from tests.replicas.conftest import ALIAS, caught_up, embedded, on_replica
 
 pytestmark = pytest.mark.django_db(transaction=True, databases=["default", ALIAS])
@@ -115,3 +121,27 @@ def test_a_stopped_replica_is_skipped_and_health_says_so(replica, alice_client, 
         embedded("start")
     caught_up()
     assert health(anon_client)["status"] == "ok"
+
+
+def test_a_recall_with_a_json_body_is_served_by_the_replica(replay_paused, alice_client):
+    store(alice_client, "The ladder hangs in the shed")
+    body = alice_client.post("/recall", {"query": "ladder"}, format="json")
+    assert (body.status_code, body.json()["count"]) == (200, 0)
+    assert recalled(alice_client, "ladder") == []
+
+
+def test_an_mcp_recall_is_served_by_the_replica_and_an_mcp_store_pins_its_user(
+    replay_paused, settings, alice, alice_client
+):
+    store(alice_client, "The ladder hangs in the shed")
+    token = token_for(alice)
+    assert call(token, "recall_memory", {"query": "ladder"}).structured_content["count"] == 0
+    settings.REPLICA_PIN_SECONDS = 60
+    stored, recall = calls(
+        token,
+        ("store_memory", {"content": "The hose reel is by the back door"}),
+        ("recall_memory", {"query": "hose reel"}),
+    )
+    assert not stored.is_error
+    contents = [result["memory"]["content"] for result in recall.structured_content["results"]]
+    assert "The hose reel is by the back door" in contents
