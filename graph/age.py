@@ -233,6 +233,39 @@ def _graph_edges_sql():
     )
 
 
+RELINK_SQL = """
+WITH moved AS (
+    SELECT graphid AS stale, namespace::oid AS current FROM ag_catalog.ag_graph
+    WHERE graphid <> namespace::oid
+),
+labels AS (
+    UPDATE ag_catalog.ag_label l SET graph = m.current FROM moved m WHERE l.graph = m.stale
+)
+UPDATE ag_catalog.ag_graph g SET graphid = m.current FROM moved m WHERE g.graphid = m.stale
+"""
+
+
+def relink_catalog():
+    """Give each graph in AGE's catalog the oid of its schema in this database; answer how many moved.
+
+    pg_restore creates the graph's schema anew, under a new oid, and restores the catalog rows
+    that name it: `ag_graph.namespace` (a regnamespace) follows by name, but `ag_graph.graphid`
+    and `ag_label.graph` (plain oids) keep the source database's value, which AGE reports as
+    "graph with oid N does not exist" (apache/age issue 2503). One statement moves both, so the
+    foreign key between them holds at its end. Nothing changes when the catalog is current.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(RELINK_SQL)
+        return cursor.rowcount
+
+
+def cypher_counts():
+    """(vertices, edges) of the graph as Cypher sees them."""
+    ((vertices,),) = cypher("MATCH (m:Memory) RETURN count(m)", columns=[("n", "bigint")])
+    ((edges,),) = cypher("MATCH ()-[e]->() RETURN count(e)", columns=[("n", "bigint")])
+    return vertices, edges
+
+
 def differences(limit=1000):
     """Every difference between the tables and the graph, as (kind, detail) rows.
 
