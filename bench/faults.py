@@ -49,7 +49,7 @@ ENVELOPE_KEYS = {"status", "code", "message"}
 
 def restart_postgres():
     """`pg_ctl restart` in fast mode: every session is ended, the server is down, then back."""
-    embedded_db.pg_ctl(
+    embedded_db.PRIMARY.pg_ctl(
         "-m",
         "fast",
         "-w",

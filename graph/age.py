@@ -7,7 +7,9 @@ the graph holds 100,000 vertices (bench/README.md has the numbers).
 
 AGE accepts Cypher parameters only as a real bound parameter (`cypher(graph, query, $1)`), while
 Django's psycopg cursors bind on the client. Queries therefore run on a server-binding psycopg
-cursor over Django's own connection, so they join the surrounding Django transaction.
+cursor over Django's own connection, so they join the surrounding Django transaction. Cypher
+runs on the connection `memsite.replicas` gives the current request: a replica's for a read-only
+request (AGE reads on a hot standby), else the primary's.
 """
 
 import json
@@ -18,6 +20,7 @@ from age.builder import parseAgeValue
 from django.db import connection
 
 from graph.models import RELATION_PROPERTIES
+from memsite import replicas
 
 GRAPH = "memsite"
 VERTEX_ID = "ag_catalog.agtype_access_operator(VARIADIC ARRAY[properties, '\"id\"'::ag_catalog.agtype])"
@@ -38,8 +41,9 @@ def cypher(query, params=None, columns=("result",)):
     column_list = ", ".join(f"{name} ag_catalog.agtype" for name, _ in specs)
     select = ", ".join(f"{name}::{sql_type}" if sql_type else name for name, sql_type in specs)
     sql = f"SELECT {select} FROM ag_catalog.cypher('{GRAPH}', $$ {query} $$, %s) AS ({column_list})"
-    connection.ensure_connection()
-    with psycopg.Cursor(connection.connection) as cursor:
+    database = replicas.read_connection()
+    database.ensure_connection()
+    with psycopg.Cursor(database.connection) as cursor:
         cursor.execute(sql, [json.dumps(params or {})])
         rows = cursor.fetchall() if cursor.description else []
     parse = [sql_type is None for _, sql_type in specs]
@@ -101,8 +105,9 @@ def nested_loop_plan():
     tables; with hash and merge joins off, each seed costs a few index probes. The settings are
     session-level and restored afterwards (a rolled-back transaction undoes them by itself).
     """
-    connection.ensure_connection()
-    raw = connection.connection
+    database = replicas.read_connection()
+    database.ensure_connection()
+    raw = database.connection
     with raw.cursor() as cursor:
         cursor.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
     try:
@@ -226,6 +231,39 @@ def _graph_edges_sql():
         "LEFT JOIN vertices vt ON vt.gid = e.end_id"
         for label in RELATION_PROPERTIES
     )
+
+
+RELINK_SQL = """
+WITH moved AS (
+    SELECT graphid AS stale, namespace::oid AS current FROM ag_catalog.ag_graph
+    WHERE graphid <> namespace::oid
+),
+labels AS (
+    UPDATE ag_catalog.ag_label l SET graph = m.current FROM moved m WHERE l.graph = m.stale
+)
+UPDATE ag_catalog.ag_graph g SET graphid = m.current FROM moved m WHERE g.graphid = m.stale
+"""
+
+
+def relink_catalog():
+    """Give each graph in AGE's catalog the oid of its schema in this database; answer how many moved.
+
+    pg_restore creates the graph's schema anew, under a new oid, and restores the catalog rows
+    that name it: `ag_graph.namespace` (a regnamespace) follows by name, but `ag_graph.graphid`
+    and `ag_label.graph` (plain oids) keep the source database's value, which AGE reports as
+    "graph with oid N does not exist" (apache/age issue 2503). One statement moves both, so the
+    foreign key between them holds at its end. Nothing changes when the catalog is current.
+    """
+    with connection.cursor() as cursor:
+        cursor.execute(RELINK_SQL)
+        return cursor.rowcount
+
+
+def cypher_counts():
+    """(vertices, edges) of the graph as Cypher sees them."""
+    ((vertices,),) = cypher("MATCH (m:Memory) RETURN count(m)", columns=[("n", "bigint")])
+    ((edges,),) = cypher("MATCH ()-[e]->() RETURN count(e)", columns=[("n", "bigint")])
+    return vertices, edges
 
 
 def differences(limit=1000):

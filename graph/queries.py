@@ -8,7 +8,6 @@ another user is ever reached.
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from django.db import connection
 from django.db.models import Avg, Count
 
 from graph import age, entities
@@ -19,6 +18,7 @@ from graph.models import (
     Association,
 )
 from memories.models import Memory
+from memsite import replicas
 from memsite.errors import NotFound
 
 MAX_FRONTIER = 500
@@ -217,7 +217,7 @@ def stats(owner_id):
         .order_by("relation_type")
     }
     by_origin = dict(associations.values_list("origin").annotate(count=Count("id")).order_by("origin"))
-    with connection.cursor() as cursor:
+    with replicas.read_connection().cursor() as cursor:
         cursor.execute(
             """
             SELECT memory_id, count(*) FROM (

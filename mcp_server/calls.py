@@ -16,6 +16,7 @@ from rest_framework.exceptions import NotAuthenticated, Throttled
 from rest_framework.settings import api_settings
 from rest_framework.utils.encoders import JSONEncoder
 
+from memsite import replicas
 from memsite.api.exceptions import envelope_exception_handler
 
 # The user the tools act for: set per HTTP request by the token middleware, once for stdio.
@@ -47,19 +48,27 @@ def check_rate(user):
             raise Throttled(throttle.wait())
 
 
-def _run(work, user):
+def _run(work, user, reads_only):
     close_old_connections()
     try:
         if user is None:
             raise NotAuthenticated()
         check_rate(user)
-        return text_result(*work(user))
+        with replicas.serving(lambda: user, reads_only) as scope:
+            try:
+                return text_result(*work(user))
+            except Exception:
+                scope.succeeded = False
+                raise
     except Exception as exc:
         return error_result(exc)
     finally:
         close_old_connections()
 
 
-async def run(work):
-    """Run `work(user)` for the caller in a worker thread (each keeps its database connection)."""
-    return await sync_to_async(_run, thread_sensitive=False)(work, caller.get())
+async def run(work, reads_only=False):
+    """Run `work(user)` for the caller in a worker thread (each keeps its database connection).
+
+    A tool that only reads (`reads_only`) may read from a replica, like a GET request.
+    """
+    return await sync_to_async(_run, thread_sensitive=False)(work, caller.get(), reads_only)

@@ -192,3 +192,18 @@ class Memory(models.Model):
     @property
     def is_archived(self):
         return self.archived_at is not None
+
+
+class PendingAccess(models.Model):
+    """A recall's access to a memory, waiting to be added to its counters by a worker.
+
+    Recall only reads (it may run on a replica); it appends these rows on the primary and the
+    `apply_accesses` job folds them into `access_count` and `last_accessed_at` in batches
+    (memories/services.py). No foreign key: a memory deleted meanwhile is simply skipped.
+    """
+
+    memory_id = models.UUIDField()
+    accessed_at = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.memory_id} at {self.accessed_at}"

@@ -12,8 +12,11 @@ One pipeline, every result scored the same way:
    with the edges it followed — no scores; the same statement then scores the seeds and those
    memories together and ranks them once. Expanded memories skip the `tags` filter unless
    `expand_respect_tags`; every other filter applies to them;
-5. the returned memories' access counters are updated in one UPDATE, after the read transaction
-   (skipped with `record_access=False`).
+5. the returned memories' accesses are queued on the primary (skipped with `record_access=False`);
+   a worker adds them to the counters in batches (`services.record_access`).
+
+Steps 2 to 4 only read, in one transaction on the database `memsite.replicas` chooses: a replica
+when the caller may read from one, else the primary.
 
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
@@ -49,13 +52,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from django.conf import settings
-from django.db import connection, transaction
-from django.utils import timezone
+from django.db import connections, transaction
 
 from graph import queries as graph_queries
-from memories import embeddings
+from memories import embeddings, services
 from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
-from memsite.db import retry_on_conflict
+from memsite import replicas
 
 COMPONENTS = ["vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context"]
 RECENCY_DAYS = 180
@@ -407,9 +409,10 @@ def _match_type(options, memory, seeds, entities):
     return "entity" if memory_id in entities else "relation"
 
 
-def _score(user, options, vector, given=None, seeds=(), entities=()):
-    """Run the recall statement; answers RecallResult in ranking order."""
-    rows = Memory.objects.raw(_statement(options, bool(given)), _params(user, options, vector, given))
+def _score(alias, user, options, vector, given=None, seeds=(), entities=()):
+    """Run the recall statement on database `alias`; answers RecallResult in ranking order."""
+    statement, params = _statement(options, bool(given)), _params(user, options, vector, given)
+    rows = Memory.objects.using(alias).raw(statement, params)
     results = []
     for memory in rows:
         components = {name: getattr(memory, name) for name in COMPONENTS}
@@ -454,31 +457,6 @@ def _expansion_summary(options, seeds, entities=(), expanded=0, edges=()):
     }
 
 
-# The largest access_count the column holds: the count stops there instead of overflowing.
-MAX_ACCESS_COUNT = 2147483647
-# Rows are locked in id order, so concurrent recalls of overlapping memories queue instead of
-# deadlocking.
-TOUCH_SQL = """
-UPDATE memories_memory AS m
-SET last_accessed_at = %s, access_count = LEAST(m.access_count, %s) + 1
-FROM (SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) ORDER BY id FOR UPDATE) AS locked
-WHERE m.id = locked.id
-"""
-
-
-@retry_on_conflict
-def _touch(results):
-    """Record the access of every returned memory in one UPDATE, after the read's transaction."""
-    if not results:
-        return
-    now = timezone.now()
-    with connection.cursor() as cursor:
-        cursor.execute(TOUCH_SQL, [now, MAX_ACCESS_COUNT - 1, [r.memory.pk for r in results]])
-    for result in results:
-        result.memory.last_accessed_at = now
-        result.memory.access_count = min(result.memory.access_count, MAX_ACCESS_COUNT - 1) + 1
-
-
 def recall(user, options, record_access=True):
     """Answers {"results": [RecallResult], "expansion": {...}, "query_time_ms": ms}.
 
@@ -491,15 +469,16 @@ def recall(user, options, record_access=True):
     """
     started = time.perf_counter()
     vector = embeddings.vector_literal(embeddings.embed(options.query)) if options.query else None
-    with transaction.atomic():
-        with connection.cursor() as cursor:
+    alias = replicas.current_alias()
+    with transaction.atomic(using=alias):
+        with connections[alias].cursor() as cursor:
             cursor.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true), "
                 "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
                 "set_config('hnsw.max_scan_tuples', %s, true)",
                 [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
             )
-        results = _score(user, options, vector)
+        results = _score(alias, user, options, vector)
         summary = _expansion_summary(options, results)
         if (options.expand_relations or options.expand_entities) and results:
             seeds = [str(result.memory.pk) for result in results]
@@ -507,12 +486,12 @@ def recall(user, options, record_access=True):
             expanded = 0
             if edges or entities:
                 given = Given(ids=[*seeds, *entities, *reached], kept=[*seeds, *entities], edges=edges)
-                results = _score(user, options, vector, given, set(seeds), set(entities))
+                results = _score(alias, user, options, vector, given, set(seeds), set(entities))
                 _relations(results, edges)
                 expanded = sum(1 for result in results if result.match_type in ("entity", "relation"))
             summary = _expansion_summary(options, seeds, entities, expanded, edges)
     if record_access:
-        _touch(results)
+        services.record_access([result.memory for result in results])
     return {
         "results": results,
         "expansion": summary,

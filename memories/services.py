@@ -8,13 +8,14 @@ import hashlib
 import time
 import unicodedata
 
-from django.db import connection, transaction
+from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
+from procrastinate.exceptions import AlreadyEnqueued
 
 from graph import age, enrichment
 from memories import embeddings
-from memories.models import Memory
+from memories.models import Memory, PendingAccess
 from memories.queries import NOT_FOUND
 from memsite import jobs
 from memsite.db import retry_on_conflict
@@ -354,3 +355,76 @@ def reembed_memories(queryset, batch_size=None, progress=None):
         if progress:
             progress(len(batch))
     return {"reembedded": done, "seconds": round(time.perf_counter() - started, 3), "provider": provider.name}
+
+
+# --- Access counters: recall reads, these write (in batches, on the primary) ---
+
+PENDING_TABLE = PendingAccess._meta.db_table
+# The largest access_count the column holds: the count stops there instead of overflowing.
+MAX_ACCESS_COUNT = 2147483647
+ACCESS_BATCH = 5000
+QUEUE_ACCESS_SQL = f"INSERT INTO {PENDING_TABLE} (memory_id, accessed_at) SELECT unnest(%s::uuid[]), %s"
+# One batch: take pending accesses (skipping those another worker took), add them up per memory,
+# lock the memories in id order (concurrent batches queue instead of deadlocking), update them.
+APPLY_ACCESS_SQL = f"""
+WITH taken AS (
+    DELETE FROM {PENDING_TABLE} WHERE id IN (
+        SELECT id FROM {PENDING_TABLE} ORDER BY id LIMIT %(batch)s FOR UPDATE SKIP LOCKED
+    )
+    RETURNING memory_id, accessed_at
+),
+totals AS (
+    SELECT memory_id, count(*) AS accesses, max(accessed_at) AS latest FROM taken GROUP BY memory_id
+),
+locked AS (
+    SELECT m.id, t.accesses, t.latest FROM memories_memory m JOIN totals t ON t.memory_id = m.id
+    ORDER BY m.id FOR UPDATE OF m
+)
+UPDATE memories_memory AS m
+SET access_count = LEAST(m.access_count::bigint + l.accesses, %(max)s)::integer,
+    last_accessed_at = GREATEST(m.last_accessed_at, l.latest)
+FROM locked l WHERE m.id = l.id
+"""
+
+
+def record_access(memories, accessed_at=None):
+    """Count an access to each of these memories: queued on the primary, applied by a worker.
+
+    Appends one pending row per memory and queues `apply_accesses` unless one is already
+    waiting (its queueing lock), so any number of recalls costs one batch update. The objects
+    show their new counts at once.
+    """
+    if not memories:
+        return
+    accessed_at = accessed_at or timezone.now()
+    from memories.tasks import apply_accesses as task
+
+    with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
+        cursor.execute(QUEUE_ACCESS_SQL, [[memory.pk for memory in memories], accessed_at])
+    try:
+        with transaction.atomic():  # a refused duplicate job must not abort the caller's transaction
+            jobs.defer(task)
+    except AlreadyEnqueued:
+        pass
+    for memory in memories:
+        memory.last_accessed_at = accessed_at
+        memory.access_count = min(memory.access_count + 1, MAX_ACCESS_COUNT)
+
+
+@retry_on_conflict
+def _apply_access_batch():
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(APPLY_ACCESS_SQL, {"batch": ACCESS_BATCH, "max": MAX_ACCESS_COUNT})
+        return cursor.rowcount
+
+
+def apply_accesses():
+    """Add every pending access to its memory's counters, a batch per transaction; answers
+    {"memories": how many memory rows were updated}."""
+    updated = 0
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute(f"SELECT EXISTS (SELECT 1 FROM {PENDING_TABLE})")
+            if not cursor.fetchone()[0]:
+                return {"memories": updated}
+        updated += _apply_access_batch()

@@ -1,4 +1,4 @@
-"""Background jobs of the memories app: re-embedding large sets of memories."""
+"""Background jobs of the memories app: access counters and re-embedding large sets of memories."""
 
 from procrastinate.contrib.django import app
 
@@ -12,3 +12,9 @@ def reembed_memories(memory_ids=None, batch_size=256):
     """Recompute the vectors of these memories (all of them when `memory_ids` is None)."""
     memories = Memory.objects.all() if memory_ids is None else Memory.objects.filter(pk__in=memory_ids)
     return services.reembed_memories(memories, batch_size)
+
+
+@app.task(queue="maintenance", queueing_lock="apply-accesses", retry=TRANSIENT_RETRY)
+def apply_accesses():
+    """Fold the accesses recalls recorded into the memories' counters (queued by recall)."""
+    return services.apply_accesses()

@@ -1,6 +1,10 @@
 """Embedded PostgreSQL 17 with pgvector and Apache AGE, from a cached Debian 13 root.
 
-Usage: python -m memsite.embedded_db {start,stop,status,url}
+Usage: python -m memsite.embedded_db {start,stop,status,url} [--replica]
+
+With --replica the command acts on a hot standby of the embedded server instead: a streaming
+replica made with `pg_basebackup -R`, with its own port and data directory, for trying out and
+testing read replicas (DATABASE_REPLICA_URLS). Stopping the server stops its replica first.
 
 Debian 12 packages neither pgvector nor AGE; Debian 13 packages both for PostgreSQL 17. The first
 start builds a minimal Debian 13 root with debootstrap (cached once per machine, outside the
@@ -8,7 +12,8 @@ checkout), installs the three packages there, and keeps the data directory insid
 (bind-mounted into the root). Only the standard library is used: this runs before the virtualenv.
 
 Environment: MEMSITE_PG_ROOT (cache of the Debian root), MEMSITE_PG_PORT (default 54329),
-MEMSITE_PG_DATA (default .pgdata in the checkout).
+MEMSITE_PG_DATA (default .pgdata in the checkout), MEMSITE_PG_REPLICA_PORT (default the port + 1;
+the replica's data directory is `replica` beside the server's `data`).
 """
 
 import argparse
@@ -24,15 +29,23 @@ from pathlib import Path
 CHECKOUT = Path(__file__).resolve().parent.parent
 ROOT = Path(os.environ.get("MEMSITE_PG_ROOT", "/var/cache/memsite/pg17-trixie"))
 PORT = int(os.environ.get("MEMSITE_PG_PORT", "54329"))
+REPLICA_PORT = int(os.environ.get("MEMSITE_PG_REPLICA_PORT", str(PORT + 1)))
 DATA_HOST = Path(os.environ.get("MEMSITE_PG_DATA", CHECKOUT / ".pgdata")).resolve()
 DATABASE = "memsite"
 PACKAGES = ["postgresql-17", "postgresql-17-pgvector", "postgresql-17-age"]
 BIN = "/usr/lib/postgresql/17/bin"
-SERVER_OPTIONS = (
-    f"-p {PORT} -c listen_addresses=127.0.0.1 -c dynamic_shared_memory_type=mmap"
-    " -c shared_preload_libraries=age -c shared_buffers=512MB -c maintenance_work_mem=1GB"
-    " -c max_connections=200"
-)
+
+
+def server_options(port):
+    """The server's settings; a replica gets the same ones (a hot standby needs max_connections
+    at least the primary's, and AGE preloaded to read the graph)."""
+    return (
+        f"-p {port} -c listen_addresses=127.0.0.1 -c dynamic_shared_memory_type=mmap"
+        " -c shared_preload_libraries=age -c shared_buffers=512MB -c maintenance_work_mem=1GB"
+        " -c max_connections=200"
+    )
+
+
 # The checkout's data folder appears inside the root under a name unique to the checkout.
 MOUNT_IN_ROOT = "/srv/memsite-" + hashlib.sha1(str(DATA_HOST).encode()).hexdigest()[:12]
 
@@ -116,8 +129,70 @@ def as_postgres(*args, **kwargs):
     return subprocess.run(["chroot", "--userspec=postgres:postgres", str(ROOT), *args], **kwargs)
 
 
-def pg_ctl(*args, **kwargs):
-    return as_postgres(f"{BIN}/pg_ctl", "-D", f"{MOUNT_IN_ROOT}/data", *args, **kwargs)
+class Server:
+    """One PostgreSQL server of the checkout: the primary (`data`) or its replica (`replica`)."""
+
+    def __init__(self, name, port):
+        self.name, self.port = name, port
+        self.data = DATA_HOST / name
+        self.inside = f"{MOUNT_IN_ROOT}/{name}"
+        self.label = "replica" if name == "replica" else "server"
+
+    def pg_ctl(self, *args, **kwargs):
+        return as_postgres(f"{BIN}/pg_ctl", "-D", self.inside, *args, **kwargs)
+
+    def running(self):
+        if not (self.data / "PG_VERSION").exists() or not (ROOT / BIN.lstrip("/")).exists():
+            return False
+        ensure_mount()
+        return self.pg_ctl("status", stdout=subprocess.DEVNULL).returncode == 0
+
+    def launch(self):
+        """Start the server on its data directory (already initialised)."""
+        if self.pg_ctl("status", stdout=subprocess.DEVNULL).returncode == 0:
+            log(f"{self.label} already running on 127.0.0.1:{self.port}")
+            return
+        stale = self.data / "postmaster.pid"
+        if stale.exists():
+            log("removing stale postmaster.pid")
+            stale.unlink()
+        result = self.pg_ctl(
+            "-l",
+            f"{MOUNT_IN_ROOT}/{self.log_name}",
+            "-w",
+            "-t",
+            "60",
+            "-o",
+            server_options(self.port),
+            "start",
+            stdout=subprocess.DEVNULL,
+        )
+        if result.returncode != 0:
+            log_tail = (DATA_HOST / self.log_name).read_text().splitlines()[-15:]
+            sys.exit(f"embedded-db: PostgreSQL ({self.label}) did not start:\n" + "\n".join(log_tail))
+        log(f"{self.label} started on 127.0.0.1:{self.port}")
+
+    @property
+    def log_name(self):
+        return "postgres.log" if self.name == "data" else f"postgres-{self.name}.log"
+
+    def stop(self):
+        if self.running():
+            self.pg_ctl("-m", "fast", "-w", "stop", stdout=subprocess.DEVNULL, check=True)
+            log(f"{self.label} stopped")
+        else:
+            log(f"{self.label} not running")
+
+    def status(self):
+        if self.running():
+            log(f"{self.label} running on 127.0.0.1:{self.port}, data in {self.data}")
+            return 0
+        log(f"{self.label} not running")
+        return 3
+
+
+PRIMARY = Server("data", PORT)
+REPLICA = Server("replica", REPLICA_PORT)
 
 
 def psql(sql):
@@ -139,22 +214,15 @@ def psql(sql):
     ).stdout.strip()
 
 
-def running():
-    if not (DATA_HOST / "data/PG_VERSION").exists() or not (ROOT / BIN.lstrip("/")).exists():
-        return False
-    ensure_mount()
-    return pg_ctl("status", stdout=subprocess.DEVNULL).returncode == 0
-
-
 def start():
     ensure_root()
     ensure_mount()
-    if not (DATA_HOST / "data/PG_VERSION").exists():
-        log(f"initialising data directory {DATA_HOST / 'data'}")
+    if not (PRIMARY.data / "PG_VERSION").exists():
+        log(f"initialising data directory {PRIMARY.data}")
         as_postgres(
             f"{BIN}/initdb",
             "-D",
-            f"{MOUNT_IN_ROOT}/data",
+            PRIMARY.inside,
             "-A",
             "trust",
             "-E",
@@ -165,60 +233,67 @@ def start():
             check=True,
             stdout=subprocess.DEVNULL,
         )
-    if pg_ctl("status", stdout=subprocess.DEVNULL).returncode == 0:
-        log(f"already running on 127.0.0.1:{PORT}")
-    else:
-        stale = DATA_HOST / "data/postmaster.pid"
-        if stale.exists():
-            log("removing stale postmaster.pid")
-            stale.unlink()
-        result = pg_ctl(
-            "-l",
-            f"{MOUNT_IN_ROOT}/postgres.log",
-            "-w",
-            "-t",
-            "60",
-            "-o",
-            SERVER_OPTIONS,
-            "start",
-            stdout=subprocess.DEVNULL,
-        )
-        if result.returncode != 0:
-            log_tail = (DATA_HOST / "postgres.log").read_text().splitlines()[-15:]
-            sys.exit("embedded-db: PostgreSQL did not start:\n" + "\n".join(log_tail))
-        log(f"started on 127.0.0.1:{PORT}")
+    PRIMARY.launch()
     if psql(f"SELECT 1 FROM pg_database WHERE datname = '{DATABASE}'") != "1":
         psql(f"CREATE DATABASE {DATABASE}")
         log(f"created database {DATABASE}")
 
 
+def start_replica():
+    """Start the hot standby, first copying the running server with pg_basebackup -R.
+
+    initdb's pg_hba.conf lets local replication connections in, and PostgreSQL 17's default
+    wal_level (replica) and max_wal_senders (10) allow streaming: the server needs no change.
+    """
+    start()
+    if not (REPLICA.data / "PG_VERSION").exists():
+        shutil.rmtree(REPLICA.data, ignore_errors=True)
+        log(f"copying the server into {REPLICA.data} (pg_basebackup)")
+        result = as_postgres(
+            f"{BIN}/pg_basebackup",
+            "-h",
+            "127.0.0.1",
+            "-p",
+            str(PORT),
+            "-U",
+            "postgres",
+            "-D",
+            REPLICA.inside,
+            "-R",
+            "-X",
+            "stream",
+            "-c",
+            "fast",
+            capture_output=True,
+            text=True,
+        )
+        if result.returncode != 0:
+            shutil.rmtree(REPLICA.data, ignore_errors=True)
+            sys.exit(f"embedded-db: pg_basebackup failed:\n{result.stderr}")
+    REPLICA.launch()
+
+
 def stop():
-    if running():
-        pg_ctl("-m", "fast", "-w", "stop", stdout=subprocess.DEVNULL, check=True)
-        log("stopped")
-    else:
-        log("not running")
+    if REPLICA.running():
+        REPLICA.stop()
+    PRIMARY.stop()
     inside = ROOT / MOUNT_IN_ROOT.lstrip("/")
     if is_mounted(inside):
         subprocess.run(["umount", str(inside)], check=True)
 
 
-def status():
-    if running():
-        log(f"running on 127.0.0.1:{PORT}, data in {DATA_HOST / 'data'}")
-        return 0
-    log("not running")
-    return 3
-
-
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=["start", "stop", "status", "url"])
-    command = parser.parse_args().command
+    parser.add_argument("--replica", action="store_true", help="act on the server's streaming replica")
+    arguments = parser.parse_args()
+    command, replica = arguments.command, arguments.replica
     if command == "url":
-        print(f"postgres://postgres@127.0.0.1:{PORT}/{DATABASE}")
+        print(f"postgres://postgres@127.0.0.1:{REPLICA_PORT if replica else PORT}/{DATABASE}")
         return 0
-    return {"start": start, "stop": stop, "status": status}[command]() or 0
+    if replica:
+        return {"start": start_replica, "stop": REPLICA.stop, "status": REPLICA.status}[command]() or 0
+    return {"start": start, "stop": stop, "status": PRIMARY.status}[command]() or 0
 
 
 if __name__ == "__main__":

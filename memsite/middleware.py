@@ -1,6 +1,7 @@
 from django.conf import settings
 from django.db import DatabaseError
 
+from memsite import replicas
 from memsite.api.exceptions import DATABASE_UNAVAILABLE, envelope_response
 from memsite.db import is_unreachable
 
@@ -41,3 +42,30 @@ class DatabaseUnavailableMiddleware:
         if is_unreachable(exception):
             return envelope_response(503, DATABASE_UNAVAILABLE)
         return None
+
+
+class ReplicaRoutingMiddleware:
+    """Run each request in a replica scope (memsite/replicas.py).
+
+    GET and HEAD requests, and views that declare `reads_only = True` for their other methods,
+    may read from a replica; a request that succeeded and may have written pins its user to the
+    primary.
+    """
+
+    SAFE_METHODS = {"GET", "HEAD", "OPTIONS"}
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        with replicas.serving(lambda: getattr(request, "user", None), reads_only=False) as scope:
+            request.replica_scope = scope
+            response = self.get_response(request)
+            scope.succeeded = response.status_code < 400
+        return response
+
+    def process_view(self, request, view_func, view_args, view_kwargs):
+        view_class = getattr(view_func, "view_class", None)
+        request.replica_scope.reads_only = request.method in self.SAFE_METHODS or getattr(
+            view_class, "reads_only", False
+        )

@@ -84,3 +84,13 @@ class JobOutcome(models.Model):
 
     def __str__(self):
         return f"job {self.job_id} attempt {self.attempt} ({'failed' if self.error else 'succeeded'})"
+
+
+class ReplicaPin(models.Model):
+    """Until when a user's reads stay on the primary after a write (memsite/replicas.py)."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, primary_key=True)
+    until = models.DateTimeField()
+
+    def __str__(self):
+        return f"{self.user_id} until {self.until}"

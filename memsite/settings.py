@@ -58,6 +58,43 @@ _database["CONN_MAX_AGE"] = env_int("MEMSITE_DB_CONN_MAX_AGE", 60, 0, 3600)
 _database["CONN_HEALTH_CHECKS"] = True
 _database["TEST"] = {"NAME": env_str("MEMSITE_TEST_DATABASE_NAME") or None}
 DATABASES = {"default": _database}
+
+# --- Read replicas (memsite/replicas.py): hot standbys of the primary, one alias each ---
+REPLICA_ALIASES = []
+for _number, _url in enumerate(env_list("DATABASE_REPLICA_URLS", []), start=1):
+    try:
+        _replica = dj_database_url.parse(_url)
+    except ValueError as error:
+        raise ImproperlyConfigured(
+            f"DATABASE_REPLICA_URLS entry {_number} is not a valid database URL: {error}"
+        ) from None
+    if _replica["ENGINE"] != "django.db.backends.postgresql":
+        raise ImproperlyConfigured(f"DATABASE_REPLICA_URLS entry {_number} must be a postgres:// URL")
+    # Tests read the replicas' copy of the test database: they are never created nor flushed.
+    _replica.update(
+        ENGINE=_database["ENGINE"],
+        OPTIONS=_database["OPTIONS"],
+        CONN_MAX_AGE=_database["CONN_MAX_AGE"],
+        CONN_HEALTH_CHECKS=True,
+        TEST={"MIRROR": "default"},
+    )
+    DATABASES[f"replica_{_number}"] = _replica
+    REPLICA_ALIASES.append(f"replica_{_number}")
+DATABASE_ROUTERS = ["memsite.replicas.ReplicaRouter"]
+# A replica further behind than this is skipped (its reads go to the primary).
+REPLICA_MAX_LAG_SECONDS = env_float("MEMSITE_REPLICA_MAX_LAG_SECONDS", 5, 0, 3600)
+# How long a process trusts its last measurement of a replica's state and lag.
+REPLICA_CHECK_SECONDS = env_float("MEMSITE_REPLICA_CHECK_SECONDS", 5, 0, 300)
+# After a write the user's reads stay on the primary this long. A replica in use was at most
+# MAX_LAG behind when measured, and CHECK seconds may have passed since: a pin that long at
+# least covers it, so a user always reads their own writes.
+REPLICA_PIN_SECONDS = env_float("MEMSITE_REPLICA_PIN_SECONDS", 10, 0, 86400)
+if REPLICA_PIN_SECONDS < REPLICA_MAX_LAG_SECONDS + REPLICA_CHECK_SECONDS:
+    raise ImproperlyConfigured(
+        "MEMSITE_REPLICA_PIN_SECONDS must be at least MEMSITE_REPLICA_MAX_LAG_SECONDS + "
+        f"MEMSITE_REPLICA_CHECK_SECONDS (got {REPLICA_PIN_SECONDS}, needs "
+        f"{REPLICA_MAX_LAG_SECONDS + REPLICA_CHECK_SECONDS}) so that users read their own writes"
+    )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 INSTALLED_APPS = [
@@ -89,6 +126,7 @@ MIDDLEWARE = [
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "memsite.middleware.RequestSizeLimitMiddleware",
     "memsite.middleware.DatabaseUnavailableMiddleware",
+    "memsite.middleware.ReplicaRoutingMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

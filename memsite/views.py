@@ -27,6 +27,15 @@ from memsite.health import is_serving, service_health
                     "heartbeat_age_seconds": serializers.FloatField(allow_null=True),
                 },
             ),
+            "replicas": inline_serializer(
+                "HealthReplica",
+                {
+                    "alias": serializers.CharField(),
+                    "state": serializers.ChoiceField(["ok", "lagging", "not_standby", "down"]),
+                    "lag_seconds": serializers.FloatField(allow_null=True),
+                },
+                many=True,
+            ),
             "version": serializers.CharField(),
         },
     ),

@@ -173,7 +173,7 @@ async def recall_memory(
             max_hops=max_hops,
         )
     )
-    return await run(lambda user: _recall(user, params))
+    return await run(lambda user: _recall(user, params), reads_only=True)
 
 
 def _memory_text(verb, memory):
@@ -187,7 +187,7 @@ async def get_memory(memory_id: MemoryId) -> Annotated[CallToolResult, MemoryAns
         memory = queries.get_memory_for_user(user, memory_id)
         return _memory_text("Found", memory), memory_body(memory)
 
-    return await run(work)
+    return await run(work, reads_only=True)
 
 
 async def update_memory(
@@ -271,7 +271,7 @@ async def search_by_tag(
         body = by_tag_body(user, params)
         return f"{body['count']} memories tagged {', '.join(body['tags'])}", body
 
-    return await run(work)
+    return await run(work, reads_only=True)
 
 
 TOOLS = [

@@ -43,7 +43,7 @@ async def memory_quality(memory_id: MemoryId) -> Annotated[CallToolResult, Memor
         text = f"Memory {body['memory_id']}: quality {quality['score']:.2f} ({quality['tier']})"
         return f"{text}, {len(body['inconsistencies'])} findings", body
 
-    return await run(work)
+    return await run(work, reads_only=True)
 
 
 async def quality_report() -> Annotated[CallToolResult, ReportAnswer]:
@@ -56,7 +56,7 @@ async def quality_report() -> Annotated[CallToolResult, ReportAnswer]:
         text = f"{stats['total_memories']} memories, average quality {stats['average_quality']:.2f}"
         return f"{text}, {len(body['recommendations'])} recommendations", body
 
-    return await run(work)
+    return await run(work, reads_only=True)
 
 
 async def list_inconsistencies(
@@ -88,7 +88,7 @@ async def list_inconsistencies(
         }
         return f"{len(body['results'])} of {body['count']} inconsistencies", body
 
-    return await run(work)
+    return await run(work, reads_only=True)
 
 
 async def resolve_inconsistency(

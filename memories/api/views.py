@@ -236,6 +236,9 @@ class ByTagView(APIView):
 
 
 class RecallView(APIView):
+    # POST only carries the GET parameters in a body: both may read from a replica.
+    reads_only = True
+
     @extend_schema(
         summary="Hybrid recall",
         description="Vector (HNSW) and full-text candidates fused into one score: "

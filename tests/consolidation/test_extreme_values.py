@@ -8,6 +8,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 from django.utils import timezone
 
+from memories import services
 from memories.models import Memory
 from quality.consolidation import run_consolidation
 from quality.models import ConsolidationRun
@@ -91,4 +92,5 @@ def test_recall_of_a_memory_accessed_the_maximum_number_of_times_succeeds(alice,
     response = alice_client.get("/recall", {"query": "Counted to the limit"})
 
     assert response.status_code == 200
+    services.apply_accesses()
     assert Memory.objects.get(pk=memory["memory_id"]).access_count == 2147483647

@@ -1,5 +1,6 @@
 import pytest
 
+from memories import services
 from memories.models import Memory
 from tests.factories import MemoryFactory
 
@@ -57,5 +58,6 @@ def test_duplicate_detection_does_not_reveal_another_users_memory(alice_client, 
 
 
 def test_recall_does_not_touch_another_users_access_counters(alice_client, bob_client, bobs_memory):
-    alice_client.get("/recall", {"query": "paprika"})
+    assert alice_client.get("/recall", {"query": "paprika"}).status_code == 200
+    services.apply_accesses()
     assert Memory.objects.get(pk=bobs_memory).access_count == 0

@@ -3,7 +3,7 @@ from datetime import UTC, datetime
 import numpy as np
 import pytest
 
-from memories import embeddings
+from memories import embeddings, services
 from memories.models import Memory
 from tests.factories import MemoryFactory
 from tests.memories.conftest import recall, recalled_contents
@@ -89,6 +89,8 @@ def test_chinese_content_is_searchable(alice, alice_client, facts):
 def test_recall_updates_access_of_returned_memories_only(alice_client, facts):
     body = recall(alice_client, query="violin lessons", limit=1)
     returned = body["results"][0]["id"]
+    assert body["results"][0]["memory"]["access_count"] == 1
+    assert services.apply_accesses() == {"memories": 1}
     assert Memory.objects.get(pk=returned).access_count == 1
     assert Memory.objects.get(pk=returned).last_accessed_at is not None
     others = Memory.objects.exclude(pk=returned)
