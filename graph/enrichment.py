@@ -27,7 +27,6 @@ from memsite import jobs
 logger = logging.getLogger(__name__)
 PRECEDED_STRENGTH = 0.5
 SWEEP_BATCH = 500
-ENRICHMENT_LOCK = 7201  # the advisory-lock class of enrichment's per-owner locks
 SWEEP_LIMIT = 50_000
 
 # The previous memory is the latest one before it in (created_at, sequence) order, so memories
@@ -193,9 +192,10 @@ def enrich(memory_ids, retry_transient=False):
         return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
     try:
         with transaction.atomic():
-            _lock_owners(ids)
+            links = _preceded_links(ids) + _similar_links(ids)
+            _lock_memories(ids, links)
             tags = _entity_tags(ids) if settings.ENRICHMENT_ENTITY_TAGS else 0
-            edges = _write(_preceded_links(ids) + _similar_links(ids))
+            edges = _write(links)
             Enrichment.objects.filter(memory_id__in=ids).update(
                 status=EnrichmentStatus.DONE, error="", attempts=F("attempts") + 1, updated_at=timezone.now()
             )
@@ -208,14 +208,21 @@ def enrich(memory_ids, retry_transient=False):
     return {"processed": len(ids), "edges": edges, "entity_tags": tags, "failed": 0}
 
 
-def _lock_owners(ids):
-    """Enrich one owner's memories one job at a time (owners in id order): two workers linking
-    neighbouring memories of one owner would otherwise lock each other's rows and deadlock."""
+def _lock_memories(ids, links):
+    """Lock every memory this enrichment writes or links, in one statement in id order.
+
+    The job updates its own memories (entity tags) and share-locks its neighbours while linking;
+    taken one after the other, two jobs of one owner linking each other's memories would wait on
+    each other (a deadlock). Taken all at once in id order, one of them waits and none deadlocks,
+    so workers enrich one owner concurrently. Links are found before this, without locks; a link to
+    a memory deleted in between does not land (see graph.services.associate_memories).
+    """
+    memory_ids = sorted({*ids, *(str(link.target) for _, link in links)})
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(pg_advisory_xact_lock(%s, o.owner_id)) FROM "
-            "(SELECT DISTINCT owner_id FROM memories_memory WHERE id = ANY(%s::uuid[]) ORDER BY owner_id) o",
-            [ENRICHMENT_LOCK, ids],
+            "SELECT count(*) FROM (SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) "
+            "ORDER BY id FOR NO KEY UPDATE) locked",
+            [memory_ids],
         )
 
 
