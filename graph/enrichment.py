@@ -3,10 +3,11 @@
 `schedule(ids)` runs inside the store transaction: it marks the memories pending and queues one
 `graph.tasks.enrich_memories` job for the whole batch in that same transaction, so the store
 answers without waiting and a committed store always has its job. A worker then runs
-`enrich(ids)`. Enrichment never fails a store: an error rolls back only the enrichment, which is
-recorded as failed (see `GET /enrichment/status`) and can be re-run with
-`POST /enrichment/reprocess`. Transient database errors are retried by the queue first; a
-periodic sweep (`requeue_pending`) re-queues memories left pending, e.g. after a lost job.
+`enrich(ids, claim=True)`, which also takes other pending memories. Enrichment never fails a
+store: an error rolls back only the enrichment, which is recorded as failed (see
+`GET /enrichment/status`) and can be re-run with `POST /enrichment/reprocess`. Transient database
+errors are retried by the queue first; a periodic sweep (`requeue_pending`) re-queues memories left
+pending, e.g. after a lost job or a job whose worker died after taking others' memories.
 """
 
 import logging
@@ -60,6 +61,23 @@ WHERE n.id = ANY(%(ids)s::uuid[]) AND s.score >= %(min_cosine)s
     SELECT 1 FROM graph_association a
     WHERE a.source_id = s.id AND a.target_id = n.id AND a.relation_type = 'SIMILAR_TO'
   )
+"""
+
+
+# A job's own memories still pending, and up to %(more)s other pending ones, oldest first. Rows
+# another job is enriching are locked: they are skipped (that job enriches them), never waited for.
+CLAIM_SQL = """
+WITH own AS (
+    SELECT memory_id FROM graph_enrichment
+    WHERE memory_id = ANY(%(ids)s::uuid[]) AND status = 'pending'
+    FOR UPDATE SKIP LOCKED
+), more AS (
+    SELECT memory_id FROM graph_enrichment
+    WHERE status = 'pending' AND memory_id <> ALL(%(ids)s::uuid[])
+    ORDER BY updated_at LIMIT %(more)s
+    FOR UPDATE SKIP LOCKED
+)
+SELECT memory_id FROM own UNION ALL SELECT memory_id FROM more
 """
 
 
@@ -182,16 +200,21 @@ def _write(links):
     return sum(len(associate_memories(owner, items, Origin.ENRICHMENT)) for owner, items in by_owner.items())
 
 
-def enrich(memory_ids, retry_transient=False):
+def enrich(memory_ids, retry_transient=False, claim=False):
     """Enrich these memories now, all in one transaction; record done or failed.
 
-    Never raises, except a transient database error when `retry_transient` (the queue retries).
+    With `claim` (a queued job), only those still pending are enriched, and with them up to
+    ENRICHMENT_TAKE_PENDING other pending memories (whose own jobs then find nothing left to do):
+    under a stream of single stores one job does the work of many. Never raises, except a
+    transient database error when `retry_transient` (the queue retries).
     """
     ids = [str(memory_id) for memory_id in memory_ids]
-    if not ids:
-        return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
     try:
         with transaction.atomic():
+            if claim:
+                ids = _claim(ids)
+            if not ids:
+                return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
             links = _preceded_links(ids) + _similar_links(ids)
             _lock_memories(ids, links)
             tags = _entity_tags(ids) if settings.ENRICHMENT_ENTITY_TAGS else 0
@@ -206,6 +229,12 @@ def enrich(memory_ids, retry_transient=False):
         _record_failure(ids, error)
         return {"processed": len(ids), "edges": 0, "entity_tags": 0, "failed": len(ids)}
     return {"processed": len(ids), "edges": edges, "entity_tags": tags, "failed": 0}
+
+
+def _claim(ids):
+    with connection.cursor() as cursor:
+        cursor.execute(CLAIM_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING})
+        return [str(row[0]) for row in cursor.fetchall()]
 
 
 def _lock_memories(ids, links):

@@ -1,6 +1,8 @@
+import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
@@ -117,6 +119,47 @@ def test_a_failing_enrichment_never_loses_the_stored_memory(
     assert response.status_code == 200
     assert response.json()["failed"] == 0
     assert alice_client.get("/enrichment/status").json()["done_count"] == 1
+
+
+def stored_singles(client, contents):
+    ids = []
+    for content in contents:
+        response = client.post("/memory", {"content": content, "tags": ["ci"]}, format="json")
+        assert response.status_code == 201, response.content
+        ids.append(response.json()["memory_id"])
+    return ids
+
+
+def test_an_enrichment_job_also_enriches_other_pending_memories(alice_client, settings, graph_agrees):
+    first, second, third = stored_singles(alice_client, [DEPLOY, DEPLOY_AGAIN, "Lunch is at noon."])
+
+    assert enrichment.enrich([third], claim=True)["processed"] == 3
+    assert set(Enrichment.objects.values_list("status", flat=True)) == {"done"}
+    assert {frozenset(pair) for pair in edges("SIMILAR_TO")} == {frozenset((first, second))}
+    assert enrichment.enrich([first], claim=True)["processed"] == 0  # its own job finds it done
+    graph_agrees()
+
+    settings.ENRICHMENT_TAKE_PENDING = 0
+    fourth, fifth = stored_singles(alice_client, ["The build cache was cold.", "The build cache was warm."])
+    assert enrichment.enrich([fourth], claim=True)["processed"] == 1
+    assert Enrichment.objects.get(memory_id=fifth).status == "pending"
+
+
+def test_an_enrichment_job_leaves_memories_another_job_is_enriching_to_it(alice_client):
+    first, second = stored_singles(alice_client, [DEPLOY, "Lunch is at noon."])
+    other_job = connections.create_connection(DEFAULT_DB_ALIAS)
+    other_job.set_autocommit(False)
+    try:
+        with other_job.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM graph_enrichment WHERE memory_id = %s FOR UPDATE", [first])
+        assert enrichment.enrich([first], claim=True)["processed"] == 1  # the second one, not waiting
+    finally:
+        other_job.rollback()
+        other_job.close()
+    assert dict(Enrichment.objects.values_list("memory_id", "status")) == {
+        uuid.UUID(first): "pending",
+        uuid.UUID(second): "done",
+    }
 
 
 def test_enrichment_can_be_switched_off(store, settings):

@@ -39,7 +39,10 @@ def store_batches(client, tag, count, topics=TOPICS):
         assert response.status_code == 201, response.json()
 
 
-def test_two_workers_enrich_one_owners_neighbouring_memories_without_deadlock(alice_client, run_jobs, capsys):
+def test_two_workers_enrich_one_owners_neighbouring_memories_without_deadlock(
+    alice_client, run_jobs, capsys, monkeypatch
+):
+    monkeypatch.setenv("MEMSITE_ENRICHMENT_TAKE_PENDING", "0")  # each job enriches its own batch
     store_batches(alice_client, "offices", 8)
     queued = set(ProcrastinateJob.objects.values_list("pk", flat=True))
     assert len(queued) == 8
@@ -58,8 +61,9 @@ def test_two_workers_enrich_one_owners_neighbouring_memories_without_deadlock(al
 
 
 def test_a_worker_enriches_an_owners_memories_while_another_job_of_that_owner_is_running(
-    alice_client, run_jobs, capsys
+    alice_client, run_jobs, capsys, monkeypatch
 ):
+    monkeypatch.setenv("MEMSITE_ENRICHMENT_TAKE_PENDING", "0")
     store_batches(alice_client, "first", 1)
     blocked = enrichment_jobs().get()
     first_ids = list(Enrichment.objects.values_list("memory_id", flat=True))
@@ -67,7 +71,7 @@ def test_a_worker_enriches_an_owners_memories_while_another_job_of_that_owner_is
     blocker = connections.create_connection(DEFAULT_DB_ALIAS)
     blocker.set_autocommit(False)
     with blocker.cursor() as cursor:  # the first job waits on these rows, inside its transaction
-        cursor.execute("SELECT 1 FROM graph_enrichment WHERE memory_id = ANY(%s) FOR UPDATE", [first_ids])
+        cursor.execute("SELECT 1 FROM memories_memory WHERE id = ANY(%s) FOR UPDATE", [first_ids])
     workers = [worker(), worker()]
     try:
         try:
