@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 _providers = {}
@@ -79,7 +80,8 @@ class OnnxProvider(EmbeddingProvider):
     """all-MiniLM-L6-v2 on ONNX Runtime: the same weights and tokenizer as sentence-transformers,
     the same vectors (cosine above 0.99999), about three times faster for a short text.
 
-    Mean pooling and normalization are part of the exported graph. Short inputs run on
+    Mean pooling and normalization are part of the exported graph (a BERT-style model with mean
+    pooling, as sentence-transformers' MiniLM models are; others are refused at start-up). Short inputs run on
     `EMBEDDING_THREADS` threads, inputs of a full encoding batch or more on `EMBEDDING_BULK_THREADS`
     (one session per thread count, built when first needed). Sessions may run concurrently.
     """
@@ -92,6 +94,12 @@ class OnnxProvider(EmbeddingProvider):
 
         self.onnxruntime = onnxruntime
         path = Path(path or model_path())
+        pooling = json.loads((path / "1_Pooling" / "config.json").read_text())
+        if not pooling.get("pooling_mode_mean_tokens"):
+            raise ImproperlyConfigured(
+                f"memories.embeddings.OnnxProvider exports mean-pooling models only; {path} pools "
+                "otherwise: set MEMSITE_EMBEDDING_PROVIDER=memories.embeddings.SentenceTransformerProvider"
+            )
         self.model_file = onnx_model_file(path)
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_sequence_length(path))

@@ -1,4 +1,8 @@
+import json
+
 import numpy as np
+import pytest
+from django.core.exceptions import ImproperlyConfigured
 from sentence_transformers import SentenceTransformer
 
 from memories import embeddings
@@ -33,3 +37,11 @@ def test_onnx_export_is_kept_in_the_cache_directory(settings):
     path = embeddings.onnx_model_file()
     assert path.parent == settings.EMBEDDING_CACHE_DIR
     assert path.stat().st_size > 50_000_000
+
+
+def test_onnx_provider_refuses_a_model_that_does_not_mean_pool(tmp_path):
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True}))
+
+    with pytest.raises(ImproperlyConfigured, match="SentenceTransformerProvider"):
+        embeddings.OnnxProvider(tmp_path)
