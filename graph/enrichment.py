@@ -64,20 +64,27 @@ WHERE n.id = ANY(%(ids)s::uuid[]) AND s.score >= %(min_cosine)s
 """
 
 
-# A job's own memories still pending, and up to %(more)s other pending ones, oldest first. Rows
-# another job is enriching are locked: they are skipped (that job enriches them), never waited for.
+# A job's own memories still pending, and up to %(more)s other pending ones, oldest first.
+PENDING_SQL = """
+(SELECT memory_id FROM graph_enrichment WHERE memory_id = ANY(%(ids)s::uuid[]) AND status = 'pending')
+UNION ALL
+(SELECT memory_id FROM graph_enrichment
+ WHERE status = 'pending' AND memory_id <> ALL(%(ids)s::uuid[])
+ ORDER BY updated_at LIMIT %(more)s)
+"""
+
+# Taken once their memories are locked: rows that another job holds or finished are left to it.
 CLAIM_SQL = """
-WITH own AS (
-    SELECT memory_id FROM graph_enrichment
-    WHERE memory_id = ANY(%(ids)s::uuid[]) AND status = 'pending'
-    FOR UPDATE SKIP LOCKED
-), more AS (
-    SELECT memory_id FROM graph_enrichment
-    WHERE status = 'pending' AND memory_id <> ALL(%(ids)s::uuid[])
-    ORDER BY updated_at LIMIT %(more)s
-    FOR UPDATE SKIP LOCKED
-)
-SELECT memory_id FROM own UNION ALL SELECT memory_id FROM more
+SELECT memory_id FROM graph_enrichment
+WHERE memory_id = ANY(%s::uuid[]) AND status = 'pending'
+FOR UPDATE SKIP LOCKED
+"""
+
+# SIMILAR_TO edges written meanwhile (by another job) in the reverse direction of ours.
+REVERSE_SIMILAR_SQL = """
+SELECT a.source_id, a.target_id FROM graph_association a
+JOIN unnest(%s::uuid[], %s::uuid[]) AS v(source, target) ON a.source_id = v.source AND a.target_id = v.target
+WHERE a.relation_type = 'SIMILAR_TO'
 """
 
 
@@ -205,18 +212,22 @@ def enrich(memory_ids, retry_transient=False, claim=False):
 
     With `claim` (a queued job), only those still pending are enriched, and with them up to
     ENRICHMENT_TAKE_PENDING other pending memories (whose own jobs then find nothing left to do):
-    under a stream of single stores one job does the work of many. Never raises, except a
-    transient database error when `retry_transient` (the queue retries).
+    under a stream of single stores one job does the work of many. Memories another job holds or
+    finished meanwhile are left out. Never raises, except a transient database error when
+    `retry_transient` (the queue retries).
     """
-    ids = [str(memory_id) for memory_id in memory_ids]
+    own = [str(memory_id) for memory_id in memory_ids]
+    ids = own  # what a failure is recorded for
     try:
         with transaction.atomic():
-            if claim:
-                ids = _claim(ids)
-            if not ids:
+            candidates = _pending(own) if claim else own
+            ids = sorted(set(candidates) & set(own))
+            if not candidates:
                 return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
-            links = _preceded_links(ids) + _similar_links(ids)
-            _lock_memories(ids, links)
+            links = _preceded_links(candidates) + _similar_links(candidates)
+            _lock_memories(candidates, links)
+            ids = _claim(candidates) if claim else candidates
+            links = _still_wanted(ids, links)
             tags = _entity_tags(ids) if settings.ENRICHMENT_ENTITY_TAGS else 0
             edges = _write(links)
             Enrichment.objects.filter(memory_id__in=ids).update(
@@ -231,10 +242,35 @@ def enrich(memory_ids, retry_transient=False, claim=False):
     return {"processed": len(ids), "edges": edges, "entity_tags": tags, "failed": 0}
 
 
+def _pending(ids):
+    with connection.cursor() as cursor:
+        cursor.execute(PENDING_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING})
+        return [str(row[0]) for row in cursor.fetchall()]
+
+
 def _claim(ids):
     with connection.cursor() as cursor:
-        cursor.execute(CLAIM_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING})
+        cursor.execute(CLAIM_SQL, [ids])
         return [str(row[0]) for row in cursor.fetchall()]
+
+
+def _still_wanted(ids, links):
+    """The links to write once the memories are locked: from the memories this job enriches, and
+    no SIMILAR_TO whose reverse another job wrote while this one waited (one edge per pair)."""
+    ids = set(ids)
+    links = [(owner, link) for owner, link in links if str(link.source) in ids]
+    similar = [link for _, link in links if link.relation_type == "SIMILAR_TO"]
+    if not similar:
+        return links
+    with connection.cursor() as cursor:
+        targets, sources = [str(link.target) for link in similar], [str(link.source) for link in similar]
+        cursor.execute(REVERSE_SIMILAR_SQL, [targets, sources])
+        reverse = {(str(source), str(target)) for source, target in cursor.fetchall()}
+    return [
+        (owner, link)
+        for owner, link in links
+        if link.relation_type != "SIMILAR_TO" or (str(link.target), str(link.source)) not in reverse
+    ]
 
 
 def _lock_memories(ids, links):
@@ -243,8 +279,10 @@ def _lock_memories(ids, links):
     The job updates its own memories (entity tags) and share-locks its neighbours while linking;
     taken one after the other, two jobs of one owner linking each other's memories would wait on
     each other (a deadlock). Taken all at once in id order, one of them waits and none deadlocks,
-    so workers enrich one owner concurrently. Links are found before this, without locks; a link to
-    a memory deleted in between does not land (see graph.services.associate_memories).
+    so workers enrich one owner concurrently. Links are found before this, without locks, and
+    checked again after it (`_still_wanted`); a link to a memory deleted in between does not land
+    (see graph.services.associate_memories). Memory rows are locked before enrichment rows, in the
+    order a delete takes them.
     """
     memory_ids = sorted({*ids, *(str(link.target) for _, link in links)})
     with connection.cursor() as cursor:

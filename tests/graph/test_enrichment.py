@@ -1,8 +1,9 @@
+import threading
 import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
@@ -160,6 +161,38 @@ def test_an_enrichment_job_leaves_memories_another_job_is_enriching_to_it(alice_
         uuid.UUID(first): "pending",
         uuid.UUID(second): "done",
     }
+
+
+def test_a_delete_while_a_job_finds_its_links_is_not_blocked_by_the_job(alice_client, monkeypatch):
+    (first,) = stored_singles(alice_client, [DEPLOY])
+    found, go_on = threading.Event(), threading.Event()
+    lock_memories = enrichment._lock_memories
+
+    def paused(ids, links):
+        found.set()
+        assert go_on.wait(30)
+        lock_memories(ids, links)
+
+    monkeypatch.setattr(enrichment, "_lock_memories", paused)
+    results = []
+
+    def job():
+        try:
+            results.append(enrichment.enrich([first], claim=True))
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    try:
+        assert found.wait(30)
+        response = alice_client.delete(f"/memory/{first}")  # the job holds no lock yet
+    finally:
+        go_on.set()
+        worker.join(30)
+    assert response.status_code in (200, 204), response.content
+    assert results == [{"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}]
+    assert not Enrichment.objects.exists()
 
 
 def test_enrichment_can_be_switched_off(store, settings):

@@ -55,7 +55,9 @@ def test_two_workers_enrich_one_owners_neighbouring_memories_without_deadlock(
     outcomes = list(JobOutcome.objects.filter(job_id__in=queued).values_list("job_id", "error"))
     assert sorted(outcomes) == sorted((pk, "") for pk in queued)  # one attempt each: no deadlock retried
     assert set(Enrichment.objects.values_list("status", "error")) == {("done", "")}
-    assert Association.objects.filter(relation_type="SIMILAR_TO").count() >= 8 * len(TOPICS)
+    similar = list(Association.objects.filter(relation_type="SIMILAR_TO").values_list("source", "target"))
+    assert len(similar) >= 8 * len(TOPICS)
+    assert len({frozenset(pair) for pair in similar}) == len(similar)  # one edge per pair
     call_command("graph_check")
     assert "Graph and tables agree." in capsys.readouterr().out
 
