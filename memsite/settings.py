@@ -229,11 +229,13 @@ SPECTACULAR_SETTINGS = {
 MCP_TOKEN = env_str("MEMSITE_MCP_TOKEN")
 
 # --- Embeddings (SPEC section 2) ---
-EMBEDDING_PROVIDER = env_str("MEMSITE_EMBEDDING_PROVIDER", "memories.embeddings.SentenceTransformerProvider")
+EMBEDDING_PROVIDER = env_str("MEMSITE_EMBEDDING_PROVIDER", "memories.embeddings.OnnxProvider")
 EMBEDDING_MODEL_PATH = env_str("MEMSITE_EMBEDDING_MODEL_PATH")
+# Where the ONNX export of the model is kept (made by `make setup` or on first use).
+EMBEDDING_CACHE_DIR = Path(env_str("MEMSITE_EMBEDDING_CACHE_DIR") or BASE_DIR / ".cache" / "embeddings")
 EMBEDDING_DIMENSIONS = 384
 EMBEDDING_BATCH_SIZE = env_int("MEMSITE_EMBEDDING_BATCH_SIZE", 64, 1, 1024)
-# Threads torch may use per process: one keeps concurrent workers from fighting over the cores.
+# Threads per encode of short inputs: one keeps concurrent workers from fighting over the cores.
 EMBEDDING_THREADS = env_int("MEMSITE_EMBEDDING_THREADS", 1, 1, 64)
 # Threads for bulk encoding (a full batch or more); 0 means one per core.
 EMBEDDING_BULK_THREADS = env_int("MEMSITE_EMBEDDING_BULK_THREADS", 0, 0, 64)
@@ -262,6 +264,8 @@ ENRICHMENT_SIMILAR_MIN_COSINE = env_float("MEMSITE_ENRICHMENT_SIMILAR_MIN_COSINE
 ENRICHMENT_SIMILAR_LIMIT = env_int("MEMSITE_ENRICHMENT_SIMILAR_LIMIT", 5, 0, 50)
 ENRICHMENT_PRECEDED_MAX_DAYS = env_int("MEMSITE_ENRICHMENT_PRECEDED_MAX_DAYS", 7, 0, 3650)
 ENRICHMENT_ENTITY_TAGS = env_bool("MEMSITE_ENRICHMENT_ENTITY_TAGS", True)
+# Other pending memories an enrichment job takes along with its own (0: only its own).
+ENRICHMENT_TAKE_PENDING = env_int("MEMSITE_ENRICHMENT_TAKE_PENDING", 100, 0, 5000)
 
 # --- Quality metrics (SPEC section 7, seed 001's QualityMetricsConfig) ---
 QUALITY_WEIGHTS = {

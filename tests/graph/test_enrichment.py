@@ -1,6 +1,9 @@
+import threading
+import uuid
 from datetime import timedelta
 
 import pytest
+from django.db import DEFAULT_DB_ALIAS, connection, connections
 from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
@@ -117,6 +120,79 @@ def test_a_failing_enrichment_never_loses_the_stored_memory(
     assert response.status_code == 200
     assert response.json()["failed"] == 0
     assert alice_client.get("/enrichment/status").json()["done_count"] == 1
+
+
+def stored_singles(client, contents):
+    ids = []
+    for content in contents:
+        response = client.post("/memory", {"content": content, "tags": ["ci"]}, format="json")
+        assert response.status_code == 201, response.content
+        ids.append(response.json()["memory_id"])
+    return ids
+
+
+def test_an_enrichment_job_also_enriches_other_pending_memories(alice_client, settings, graph_agrees):
+    first, second, third = stored_singles(alice_client, [DEPLOY, DEPLOY_AGAIN, "Lunch is at noon."])
+
+    assert enrichment.enrich([third], claim=True)["processed"] == 3
+    assert set(Enrichment.objects.values_list("status", flat=True)) == {"done"}
+    assert {frozenset(pair) for pair in edges("SIMILAR_TO")} == {frozenset((first, second))}
+    assert enrichment.enrich([first], claim=True)["processed"] == 0  # its own job finds it done
+    graph_agrees()
+
+    settings.ENRICHMENT_TAKE_PENDING = 0
+    fourth, fifth = stored_singles(alice_client, ["The build cache was cold.", "The build cache was warm."])
+    assert enrichment.enrich([fourth], claim=True)["processed"] == 1
+    assert Enrichment.objects.get(memory_id=fifth).status == "pending"
+
+
+def test_an_enrichment_job_leaves_memories_another_job_is_enriching_to_it(alice_client):
+    first, second = stored_singles(alice_client, [DEPLOY, "Lunch is at noon."])
+    other_job = connections.create_connection(DEFAULT_DB_ALIAS)
+    other_job.set_autocommit(False)
+    try:
+        with other_job.cursor() as cursor:
+            cursor.execute("SELECT 1 FROM graph_enrichment WHERE memory_id = %s FOR UPDATE", [first])
+        assert enrichment.enrich([first], claim=True)["processed"] == 1  # the second one, not waiting
+    finally:
+        other_job.rollback()
+        other_job.close()
+    assert dict(Enrichment.objects.values_list("memory_id", "status")) == {
+        uuid.UUID(first): "pending",
+        uuid.UUID(second): "done",
+    }
+
+
+def test_a_delete_while_a_job_finds_its_links_is_not_blocked_by_the_job(alice_client, monkeypatch):
+    (first,) = stored_singles(alice_client, [DEPLOY])
+    found, go_on = threading.Event(), threading.Event()
+    lock_memories = enrichment._lock_memories
+
+    def paused(ids, links):
+        found.set()
+        assert go_on.wait(30)
+        lock_memories(ids, links)
+
+    monkeypatch.setattr(enrichment, "_lock_memories", paused)
+    results = []
+
+    def job():
+        try:
+            results.append(enrichment.enrich([first], claim=True))
+        finally:
+            connection.close()
+
+    worker = threading.Thread(target=job)
+    worker.start()
+    try:
+        assert found.wait(30)
+        response = alice_client.delete(f"/memory/{first}")  # the job holds no lock yet
+    finally:
+        go_on.set()
+        worker.join(30)
+    assert response.status_code in (200, 204), response.content
+    assert results == [{"processed": 0, "edges": 0, "entity_tags": 0, "failed": 0}]
+    assert not Enrichment.objects.exists()
 
 
 def test_enrichment_can_be_switched_off(store, settings):

@@ -13,7 +13,8 @@ from memsite import jobs
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_the_sweep_requeues_a_memory_left_pending_and_a_worker_enriches_it(alice_client, run_jobs):
+def test_the_sweep_requeues_a_memory_left_pending_and_a_worker_enriches_it(alice_client, run_jobs, settings):
+    settings.ENRICHMENT_TAKE_PENDING = 0  # the re-queued job enriches what the sweep gave it, no more
     stale = alice_client.post("/memory", {"content": "Maria visited Porto last spring"}, format="json")
     fresh = alice_client.post("/memory", {"content": "Tom bought a bike in Ghent"}, format="json")
     stale_id, fresh_id = stale.json()["memory_id"], fresh.json()["memory_id"]

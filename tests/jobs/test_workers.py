@@ -74,7 +74,7 @@ def test_a_job_whose_worker_was_killed_is_completed_by_another(alice_client, run
     blocker = connections.create_connection(DEFAULT_DB_ALIAS)
     blocker.set_autocommit(False)
     with blocker.cursor() as cursor:  # the job blocks on this row until the blocker lets go
-        cursor.execute("SELECT 1 FROM graph_enrichment WHERE memory_id = %s FOR UPDATE", [memory_id])
+        cursor.execute("SELECT 1 FROM memories_memory WHERE id = %s FOR UPDATE", [memory_id])
     first = worker()
     try:
         wait_for(lambda: ProcrastinateJob.objects.get(pk=job.pk).status == "doing", "the job never started")

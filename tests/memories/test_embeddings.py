@@ -1,0 +1,47 @@
+import json
+
+import numpy as np
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+from sentence_transformers import SentenceTransformer
+
+from memories import embeddings
+
+TEXTS = [
+    "Alice prefers dark mode in her editor.",
+    "deploy",
+    "The quarterly report is due on Friday; Bob will send the draft to the finance team first.",
+    "Zürich café naïve résumé — ünïcödé text, emoji 🙂 and numbers 3.14159",
+    "long " * 600,
+]
+
+
+def test_onnx_vectors_equal_the_sentence_transformers_vectors():
+    reference = SentenceTransformer(str(embeddings.model_path()), device="cpu", local_files_only=True)
+    expected = reference.encode(TEXTS, normalize_embeddings=True, convert_to_numpy=True)
+    actual = np.array(embeddings.OnnxProvider().embed_many(TEXTS))
+    assert actual.shape == expected.shape
+    assert (actual * expected).sum(axis=1).min() > 1 - 1e-5
+    assert np.abs(actual - expected).max() < 1e-4
+
+
+def test_onnx_provider_keeps_the_order_of_texts_sorted_for_batching(settings):
+    settings.EMBEDDING_BATCH_SIZE = 2
+    provider = embeddings.get_provider()
+    one_by_one = np.array([provider.embed(text) for text in TEXTS])
+    batched = np.array(provider.embed_many(TEXTS))
+    assert np.allclose(batched, one_by_one, atol=1e-5)
+
+
+def test_onnx_export_is_kept_in_the_cache_directory(settings):
+    path = embeddings.onnx_model_file()
+    assert path.parent == settings.EMBEDDING_CACHE_DIR
+    assert path.stat().st_size > 50_000_000
+
+
+def test_onnx_provider_refuses_a_model_that_does_not_mean_pool(tmp_path):
+    (tmp_path / "1_Pooling").mkdir()
+    (tmp_path / "1_Pooling" / "config.json").write_text(json.dumps({"pooling_mode_cls_token": True}))
+
+    with pytest.raises(ImproperlyConfigured, match="SentenceTransformerProvider"):
+        embeddings.OnnxProvider(tmp_path)
