@@ -109,16 +109,19 @@ WHERE {SCOPE} AND m.id IN (SELECT memory1 FROM detect_candidate UNION SELECT mem
 # The k-nearest-neighbour search as a function: a LATERAL subquery with LIMIT is never run by
 # parallel workers, a PARALLEL SAFE function is, so each chunk searches on every core. It is
 # created per run in pg_temp, inside the detection transaction.
+# EXECUTE plans each call for its owner (the index for a large owner, the owner's rows for a small
+# one); a plan cached across calls would be planned for an average owner.
 NEIGHBOURS_FUNCTION = """
 CREATE OR REPLACE FUNCTION pg_temp.detect_neighbours(query vector, owner integer, self uuid, k integer)
 RETURNS TABLE (id uuid, distance float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
 BEGIN
-    RETURN QUERY
-    SELECT o.id, o.embedding <=> query FROM memories_memory o
-    WHERE o.owner_id = owner AND o.archived_at IS NULL AND o.id <> self
-    ORDER BY o.embedding <=> query
-    LIMIT k;
+    RETURN QUERY EXECUTE $q$
+        SELECT o.id, o.embedding <=> $1 FROM memories_memory o
+        WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
+        ORDER BY o.embedding <=> $1
+        LIMIT $4
+    $q$ USING query, owner, self, k;
 END
 $fn$
 """
