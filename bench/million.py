@@ -457,9 +457,9 @@ def timed(function, *args, **kwargs):
     return result, round(time.perf_counter() - started, 2)
 
 
-def store_new(base_url, tokens, count, batch):
+def store_new(base_url, tokens, count, batch, random_seed):
     """`count` new memories over POST /memory/batch, spread round-robin over the owners' tokens."""
-    items = distinct_items(count, random_seed=4242)
+    items = distinct_items(count, random_seed)
     clients = [Client(base_url, token) for token in tokens]
     latencies = []
     for number, start in enumerate(range(0, count, batch)):
@@ -508,7 +508,8 @@ def measure_http(args, database_url, conn, report):
     from bench.client import machine as machine_now
 
     big_token, big_name, big_count = owner_token(conn, database_url, 1)
-    median_rank = args.owners // 2
+    (owners,) = conn.execute("SELECT count(*) FROM auth_user WHERE username LIKE 'million-%'").fetchone()
+    median_rank = owners // 2
     median_token, median_name, median_count = owner_token(conn, database_url, median_rank)
     plain = recall_params(generate_queries(args.queries), {})
     expanded = recall_params(generate_queries(args.queries), {"expand_relations": "true", "max_hops": 2})
@@ -541,7 +542,8 @@ def measure_http(args, database_url, conn, report):
             report["changed_since"] = datetime.now(UTC).isoformat()
             report["store_new"] = {
                 "load_before": machine_now()["load_average_1_5_15"],
-                **store_new(base_url, tokens, args.new_memories, 500),
+                # Seeded by the table's size, so that a run with --reuse stores contents not yet there.
+                **store_new(base_url, tokens, args.new_memories, 500, _memory_count(conn)),
                 "load_after": machine_now()["load_average_1_5_15"],
             }
             log(f"stored: {report['store_new']}")
@@ -675,6 +677,10 @@ def main():
     report["targets"] = TARGETS
     report["machine"] = machine()
     emit(report)
+
+
+def _memory_count(conn):
+    return conn.execute("SELECT count(*) FROM memories_memory").fetchone()[0]
 
 
 def _fresh(database_url):
