@@ -167,7 +167,8 @@ class Memory(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
-            GinIndex(fields=["search_vector"], name="memory_search_vector_gin"),
+            # (owner, search vector): recall's per-owner term matches intersect inside the index.
+            GinIndex(fields=["owner", "search_vector"], name="memory_owner_search_gin"),
             GinIndex(fields=["tags"], name="memory_tags_gin"),
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
             models.Index(fields=["owner", "-created_at", "-sequence"], name="memory_owner_created"),

@@ -25,6 +25,13 @@ Re-running is idempotent and keeps reviewers' decisions:
 - an open finding the run no longer finds (content edited, memory archived, thresholds changed)
   is resolved with resolution `no_longer_detected`, and reopens if a later run finds it again.
 Memories whose open contradictions changed are re-evaluated, since consistency depends on them.
+
+With `changed_since`, detection is incremental: only the memories entered, edited or corroborated
+after that moment search their neighbours (among all live memories of their owner), join the
+equal-content and CONTRADICTS candidates and are checked for low confidence; the outdated rule
+checks those and the memories that crossed its age since then. Only open findings that involve such
+a memory, or an archived one, can be resolved as no longer detected. A full run (no
+`changed_since`) refreshes the rest: severities that grow with age, edges removed meanwhile.
 """
 
 import time
@@ -73,6 +80,18 @@ def negated_sql(alias):
 
 SCOPE = "m.archived_at IS NULL AND (%(owner)s::integer IS NULL OR m.owner_id = %(owner)s)"
 
+
+def changed(alias):
+    """SQL boolean: the memory `alias` entered the store, or its content or provenance changed,
+    after `changed_since` (always true in a full run)."""
+    return (
+        f"(%(since)s::timestamptz IS NULL OR GREATEST({alias}.entered_at, {alias}.updated_at, "
+        f"{alias}.provenance_updated_at) > %(since)s::timestamptz)"
+    )
+
+
+SEARCHED = f"{SCOPE} AND {changed('m')}"
+
 CREATE_CANDIDATES = """
 CREATE TEMPORARY TABLE detect_candidate (
     memory1 uuid NOT NULL, memory2 uuid NOT NULL, similarity float8 NOT NULL,
@@ -80,25 +99,29 @@ CREATE TEMPORARY TABLE detect_candidate (
 ) ON COMMIT DROP
 """
 
-# Negation polarity once per memory, not once per candidate pair.
+# Negation polarity once per candidate memory, not once per candidate pair.
 CREATE_POLARITY = f"""
 CREATE TEMPORARY TABLE detect_polarity ON COMMIT DROP AS
-SELECT m.id, {negated_sql("m")} AS negated FROM memories_memory m WHERE {SCOPE}
+SELECT m.id, {negated_sql("m")} AS negated FROM memories_memory m
+WHERE {SCOPE} AND m.id IN (SELECT memory1 FROM detect_candidate UNION SELECT memory2 FROM detect_candidate)
 """
 
 # The k-nearest-neighbour search as a function: a LATERAL subquery with LIMIT is never run by
 # parallel workers, a PARALLEL SAFE function is, so each chunk searches on every core. It is
 # created per run in pg_temp, inside the detection transaction.
+# EXECUTE plans each call for its owner (the index for a large owner, the owner's rows for a small
+# one); a plan cached across calls would be planned for an average owner.
 NEIGHBOURS_FUNCTION = """
 CREATE OR REPLACE FUNCTION pg_temp.detect_neighbours(query vector, owner integer, self uuid, k integer)
 RETURNS TABLE (id uuid, distance float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
 BEGIN
-    RETURN QUERY
-    SELECT o.id, o.embedding <=> query FROM memories_memory o
-    WHERE o.owner_id = owner AND o.archived_at IS NULL AND o.id <> self
-    ORDER BY o.embedding <=> query
-    LIMIT k;
+    RETURN QUERY EXECUTE $q$
+        SELECT o.id, o.embedding <=> $1 FROM memories_memory o
+        WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
+        ORDER BY o.embedding <=> $1
+        LIMIT $4
+    $q$ USING query, owner, self, k;
 END
 $fn$
 """
@@ -110,7 +133,7 @@ CREATE TEMPORARY TABLE detect_chunk ON COMMIT DROP AS
 SELECT LEAST(m.id, n.id) AS memory1, GREATEST(m.id, n.id) AS memory2, 1 - n.distance AS similarity
 FROM memories_memory m
 CROSS JOIN LATERAL pg_temp.detect_neighbours(m.embedding, m.owner_id, m.id, %(neighbours)s) n
-WHERE {SCOPE} AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
+WHERE {SEARCHED} AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
   AND 1 - n.distance >= %(min_cosine)s
 """
 
@@ -119,6 +142,9 @@ INSERT INTO detect_candidate (memory1, memory2, similarity, equal_content)
 SELECT first_id, id, 1, true FROM (
     SELECT m.id, first_value(m.id) OVER (PARTITION BY m.owner_id, m.content_hash ORDER BY m.id) AS first_id
     FROM memories_memory m WHERE {SCOPE}
+      AND (%(since)s::timestamptz IS NULL OR (m.owner_id, m.content_hash) IN (
+          SELECT c.owner_id, c.content_hash FROM memories_memory c
+          WHERE c.archived_at IS NULL AND {changed("c")}))
 ) grouped
 WHERE id <> first_id
 """
@@ -130,6 +156,7 @@ FROM graph_association a
 JOIN memories_memory m ON m.id = a.source_id
 JOIN memories_memory o ON o.id = a.target_id
 WHERE a.relation_type = 'CONTRADICTS' AND o.archived_at IS NULL AND {SCOPE}
+  AND ({changed("m")} OR {changed("o")} OR a.updated_at > %(since)s::timestamptz)
 """
 
 UPSERT_FINDINGS = f"""
@@ -177,12 +204,14 @@ finding AS MATERIALIZED (
            || floor(EXTRACT(EPOCH FROM now() - m.provenance_updated_at) / 86400.0) || ' days'
     FROM memories_memory m
     WHERE {SCOPE} AND m.provenance_updated_at < now() - make_interval(days => %(outdated_days)s)
+      AND ({changed("m")}
+           OR m.provenance_updated_at > %(since)s::timestamptz - make_interval(days => %(outdated_days)s))
     UNION ALL
     SELECT 'low_confidence', m.id, NULL, 1 - m.confidence,
            'Confidence ' || round(m.confidence::numeric, 2) || ' is below '
            || %(low_confidence)s::numeric
     FROM memories_memory m
-    WHERE {SCOPE} AND m.confidence < %(low_confidence)s
+    WHERE {SEARCHED} AND m.confidence < %(low_confidence)s
 ),
 upserted AS (
     INSERT INTO quality_inconsistency AS i
@@ -211,6 +240,9 @@ stale AS (
     FROM memories_memory m
     WHERE s.status = 'open' AND m.id = s.memory1_id
       AND (%(owner)s::integer IS NULL OR m.owner_id = %(owner)s)
+      AND (%(since)s::timestamptz IS NULL OR EXISTS (
+          SELECT 1 FROM memories_memory c WHERE c.id IN (s.memory1_id, s.memory2_id)
+            AND (c.archived_at IS NOT NULL OR {changed("c")})))
       AND NOT EXISTS (
           SELECT 1 FROM finding f
           WHERE f.type = s.type AND f.memory1 = s.memory1_id
@@ -253,9 +285,10 @@ class DetectionResult:
         }
 
 
-def _params(owner):
+def _params(owner, changed_since=None):
     return {
         "owner": getattr(owner, "pk", owner),
+        "since": changed_since,
         "neighbours": settings.DETECT_NEIGHBOURS,
         "min_cosine": min(settings.DETECT_DUPLICATE_MIN_COSINE, settings.DETECT_CONTRADICTION_MIN_COSINE),
         "duplicate_cosine": settings.DETECT_DUPLICATE_MIN_COSINE,
@@ -306,12 +339,13 @@ def _search_neighbours(cursor, params, scanned, progress):
             progress(scanned * (chunk + 1) // chunks, scanned)
 
 
-def detect_inconsistencies(owner=None, progress=None):
+def detect_inconsistencies(owner=None, progress=None, changed_since=None):
     """Detect and persist the findings of `owner` (every owner when None), in one transaction.
 
+    `changed_since` (a datetime) limits the run to what changed since then (module docstring).
     `progress(done, total)` is called after each chunk of memories has been searched.
     """
-    params = _params(owner)
+    params = _params(owner, changed_since)
     result = DetectionResult()
     clock = _Clock(result.timings_ms)
     with transaction.atomic(), connection.cursor() as cursor:
@@ -320,7 +354,7 @@ def detect_inconsistencies(owner=None, progress=None):
         cursor.execute(NEIGHBOURS_FUNCTION)
         cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate, pg_temp.detect_polarity")
         cursor.execute(CREATE_CANDIDATES)
-        cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SCOPE}", params)
+        cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SEARCHED}", params)
         result.scanned = cursor.fetchone()[0]
         _search_neighbours(cursor, params, result.scanned, progress)
         cursor.execute(EQUAL_CONTENT_CANDIDATES, params)

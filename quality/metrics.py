@@ -100,7 +100,7 @@ updated AS (
         quality_overall = LEAST(1, s.overall),
         quality_score = CASE
             WHEN m.quality_boost_applied
-                THEN {boosted_score_sql('s.overall', 'COALESCE(m.quality_boost_factor, 1)')}
+                THEN {boosted_score_sql("s.overall", "COALESCE(m.quality_boost_factor, 1)")}
             ELSE LEAST(1, s.overall) END,
         quality_evaluated_at = now(),
         low_quality_since = CASE WHEN s.overall < %(min_threshold)s
@@ -119,11 +119,23 @@ FROM updated
 """
 
 
-def evaluate_memories(memory_ids, trigger, query_embedding=None, owner=None, query_text=""):
+# Live memories whose evaluation can differ from their last one although no write touched them since:
+# never evaluated, timeliness still decaying (it stays 0 once it is 0), or changed afterwards. Every
+# service write (store, edit, corroboration, findings) re-evaluates its memories at once.
+MOVING = (
+    "m.archived_at IS NULL AND (m.quality_evaluated_at IS NULL OR m.quality_timeliness > 0 "
+    "OR GREATEST(m.updated_at, m.provenance_updated_at) > m.quality_evaluated_at)"
+)
+
+
+def evaluate_memories(
+    memory_ids, trigger, query_embedding=None, owner=None, query_text="", moving_only=False
+):
     """Re-evaluate memories in one statement and record a QualityAssessment for each.
 
-    `memory_ids=None` evaluates every live memory (of `owner`, when given). With a query
-    embedding, relevance is the cosine similarity to it. Returns the number evaluated.
+    `memory_ids=None` evaluates every live memory (of `owner`, when given), or with `moving_only`
+    only those whose quality can have moved with time (MOVING). With a query embedding, relevance
+    is the cosine similarity to it. Returns the number evaluated.
     """
     weights = settings.QUALITY_WEIGHTS
     params = {
@@ -146,6 +158,8 @@ def evaluate_memories(memory_ids, trigger, query_embedding=None, owner=None, que
         **{f"w_{name}": value for name, value in weights.items()},
     }
     ids_filter = "m.archived_at IS NULL" if memory_ids is None else "m.id = ANY(%(ids)s::uuid[])"
+    if moving_only:
+        ids_filter = MOVING
     owner_filter = "TRUE" if owner is None else "m.owner_id = %(owner)s"
     sql = EVALUATE_SQL.format(ids_filter=ids_filter, owner_filter=owner_filter)
     with connection.cursor() as cursor:

@@ -57,18 +57,21 @@ SESSION_SETTINGS = [
 # Memories at or above the band's top are skipped inside the index scan (the iterative scan goes
 # on past them); the band's bottom is applied to the k found, so a sparse neighbourhood costs no
 # more than k index results.
+# EXECUTE plans each call for its owner: a plan cached across calls is planned for an average
+# owner, scans the owner's rows and sorts them, and takes seconds for an owner of 100,000 memories
+# (bench/README.md, a million memories).
 NEIGHBOURS_FUNCTION = """
 CREATE OR REPLACE FUNCTION pg_temp.discover_neighbours(
     query vector, owner integer, self uuid, k integer, min_distance float8)
 RETURNS TABLE (id uuid, distance float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
 BEGIN
-    RETURN QUERY
-    SELECT o.id, o.embedding <=> query FROM memories_memory o
-    WHERE o.owner_id = owner AND o.archived_at IS NULL AND o.id <> self
-      AND o.embedding <=> query > min_distance
-    ORDER BY o.embedding <=> query
-    LIMIT k;
+    RETURN QUERY EXECUTE $q$
+        SELECT o.id, o.embedding <=> $1 FROM memories_memory o
+        WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3 AND o.embedding <=> $1 > $5
+        ORDER BY o.embedding <=> $1
+        LIMIT $4
+    $q$ USING query, owner, self, k, min_distance;
 END
 $fn$
 """

@@ -39,11 +39,32 @@ class ConsolidationBusy(Exception):
     """Another consolidation run holds the lock."""
 
 
+# The settings an evaluation depends on; when one differs from the last real run's, every memory
+# is evaluated again.
+QUALITY_PARAMETERS = ["quality_weights", "quality_max_age_days", "quality_timeliness_decay"]
+
+
+def _quality_settings_unchanged(run):
+    last = (
+        ConsolidationRun.objects.filter(
+            dry_run=False, status=ConsolidationRun.Status.SUCCEEDED, phases__has_key="evaluate"
+        )
+        .exclude(pk=run.pk)
+        .order_by("-started_at")
+        .first()
+    )
+    return last is not None and all(
+        last.parameters.get(name) == run.parameters[name] for name in QUALITY_PARAMETERS
+    )
+
+
 def evaluate_phase(run):
-    """Phase 1: re-evaluate every live memory (timeliness and consistency move with time)."""
+    """Phase 1: re-evaluate the live memories whose quality moves with time (metrics.MOVING), or
+    every live memory on the first real run and when the quality settings changed since the last."""
+    moving_only = _quality_settings_unchanged(run)
     with transaction.atomic():
-        evaluated = metrics.evaluate_memories(None, Trigger.CONSOLIDATION)
-    return {"evaluated": evaluated}
+        evaluated = metrics.evaluate_memories(None, Trigger.CONSOLIDATION, moving_only=moving_only)
+    return {"evaluated": evaluated, "scope": "moving" if moving_only else "all"}
 
 
 PHASES = [
@@ -60,6 +81,9 @@ PHASE_LABELS = {name: label for name, label, _ in PHASES}
 def current_parameters():
     """The settings a run works with, kept on its record."""
     return {
+        "quality_weights": settings.QUALITY_WEIGHTS,
+        "quality_max_age_days": settings.QUALITY_MAX_AGE_DAYS,
+        "quality_timeliness_decay": settings.QUALITY_TIMELINESS_DECAY,
         "boost_enabled": settings.BOOST_ENABLED,
         "min_connections_for_boost": settings.BOOST_MIN_CONNECTIONS,
         "quality_boost_factor": settings.BOOST_FACTOR,

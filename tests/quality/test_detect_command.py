@@ -1,7 +1,9 @@
+from datetime import timedelta
 from io import StringIO
 
 import pytest
 from django.core.management import CommandError, call_command
+from django.utils import timezone
 
 from quality.models import Inconsistency
 from tests.factories import MemoryFactory
@@ -36,3 +38,18 @@ def test_the_command_can_stay_with_one_owner(alice, bob):
 def test_the_command_rejects_an_unknown_owner(db):
     with pytest.raises(CommandError, match="No user named 'nobody'"):
         run("--owner", "nobody")
+
+
+def test_the_command_can_detect_only_what_changed_since_a_time(alice):
+    MemoryFactory(owner=alice, content="The user is online", days_old=10)
+    MemoryFactory(owner=alice, content="The user is not online")
+    since = (timezone.now() - timedelta(days=1)).isoformat()
+    out, _ = run("--changed-since", since)
+    assert out.startswith("Scanned 1 memories in ")
+    assert Inconsistency.objects.filter(type="contradiction").count() == 1
+
+
+def test_the_command_rejects_a_changed_since_that_is_not_a_time(db):
+    with pytest.raises(CommandError, match="Invalid ISO timestamp"):
+        run("--changed-since", "yesterday")
+    assert not Inconsistency.objects.exists()

@@ -1,4 +1,5 @@
-"""manage.py detect_inconsistencies [--owner USERNAME]: run detection, with progress and a summary."""
+"""manage.py detect_inconsistencies [--owner USERNAME] [--changed-since ISO]: run detection, with
+progress and a summary."""
 
 import time
 
@@ -6,6 +7,8 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from tqdm import tqdm
 
+from memsite.errors import Invalid
+from memsite.validation import parse_timestamp
 from quality.detection import detect_inconsistencies
 
 
@@ -14,8 +17,18 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("--owner", help="only this user's memories (username)")
+        parser.add_argument(
+            "--changed-since",
+            help="incremental: only memories stored, edited or corroborated after this ISO 8601 time",
+        )
 
-    def handle(self, *args, owner=None, **options):
+    def handle(self, *args, owner=None, changed_since=None, **options):
+        since = None
+        if changed_since is not None:
+            try:
+                since = parse_timestamp(changed_since, "--changed-since")
+            except Invalid as error:
+                raise CommandError(str(error)) from None
         user = None
         if owner:
             user = get_user_model().objects.filter(username=owner).first()
@@ -30,7 +43,7 @@ class Command(BaseCommand):
                 bar.total = total
                 bar.update(done - bar.n)
 
-            result = detect_inconsistencies(user, progress=progress)
+            result = detect_inconsistencies(user, progress=progress, changed_since=since)
         found = ", ".join(f"{count} {name}" for name, count in result.found.items())
         seconds = time.perf_counter() - started
         self.stdout.write(

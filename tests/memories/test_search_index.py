@@ -1,0 +1,24 @@
+import pytest
+from django.db import connection
+
+pytestmark = pytest.mark.django_db
+
+
+def index_definitions():
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory'")
+        return dict(cursor.fetchall())
+
+
+def test_full_text_matches_are_indexed_per_owner_in_one_gin_index():
+    definition = index_definitions()["memory_owner_search_gin"]
+    assert definition.endswith("USING gin (owner_id, search_vector)")
+
+
+def test_no_index_covers_the_search_vector_alone():
+    gin_on_text = [
+        name
+        for name, definition in index_definitions().items()
+        if definition.endswith("USING gin (search_vector)")
+    ]
+    assert gin_on_text == []
