@@ -13,7 +13,7 @@ from django.db import migrations
 
 
 class Migration(migrations.Migration):
-    dependencies = [("memories", "0006_memory_sequence")]
+    dependencies = [("memories", "0007_pendingaccess")]
 
     operations = [
         BtreeGinExtension(),
