@@ -102,20 +102,25 @@ def nested_loop_plan():
     """Plan the queries inside on nested loops over indexes, for traversals from a few vertices.
 
     AGE estimates 1,000 rows for any `UNWIND $list`, so PostgreSQL would hash-join whole label
-    tables; with hash and merge joins off, each seed costs a few index probes. The settings are
-    session-level and restored afterwards (a rolled-back transaction undoes them by itself).
+    tables (or start parallel workers); with hash and merge joins and parallel plans off, each seed
+    costs a few index probes. The settings are session-level and restored afterwards (a
+    rolled-back transaction undoes them by itself).
     """
     database = replicas.read_connection()
     database.ensure_connection()
     raw = database.connection
     with raw.cursor() as cursor:
-        cursor.execute("SET enable_hashjoin = off; SET enable_mergejoin = off")
+        cursor.execute(
+            "SET enable_hashjoin = off; SET enable_mergejoin = off; SET max_parallel_workers_per_gather = 0"
+        )
     try:
         yield
     finally:
         if raw.info.transaction_status != psycopg.pq.TransactionStatus.INERROR:
             with raw.cursor() as cursor:
-                cursor.execute("RESET enable_hashjoin; RESET enable_mergejoin")
+                cursor.execute(
+                    "RESET enable_hashjoin; RESET enable_mergejoin; RESET max_parallel_workers_per_gather"
+                )
 
 
 def _edge_properties(relation_type):
@@ -195,31 +200,40 @@ def remove_edges(relation_type, pairs):
         )
 
 
-def step(seed_ids, direction, min_strength=0.0):
-    """One directed hop from the seeds: rows (seed id, neighbour id, relation type, strength).
+# Both directions of one hop in one statement: a directed pattern each (an undirected one cannot
+# use the start_id/end_id indexes), outgoing edges first.
+HOP = (
+    "UNWIND $ids AS sid MATCH (a:Memory)-[e]->(b:Memory) WHERE a.id = sid AND e.strength >= $min_strength "
+    "RETURN a.id, b.id, label(e), e.strength, true "
+    "UNION ALL "
+    "UNWIND $ids AS sid MATCH (a:Memory)<-[e]-(b:Memory) WHERE a.id = sid AND e.strength >= $min_strength "
+    "RETURN a.id, b.id, label(e), e.strength, false"
+)
 
-    `direction` is "out" (seed -> neighbour) or "in" (neighbour -> seed); the pattern is always
-    directed and spans every edge label, and all seeds go in one UNWIND. Edges only ever join two
-    memories of the same owner, so seeds of one owner reach only that owner's memories (a filter
-    on the neighbour's owner would make PostgreSQL start from the whole label instead).
+
+def hop(seed_ids, min_strength=0.0):
+    """One hop from the seeds in both directions: rows (seed id, neighbour id, relation type,
+    strength, outgoing), the edges leaving the seeds first, then those arriving at them.
+
+    Every edge label is spanned and all seeds go in one UNWIND. Edges only ever join two memories
+    of the same owner, so seeds of one owner reach only that owner's memories (a filter on the
+    neighbour's owner would make PostgreSQL start from the whole label instead). Run it inside
+    `nested_loop_plan()`.
     """
     ids = [str(seed_id) for seed_id in seed_ids]
     if not ids:
         return []
-    pattern = "(a:Memory)-[e]->(b:Memory)" if direction == "out" else "(a:Memory)<-[e]-(b:Memory)"
-    with nested_loop_plan():
-        return cypher(
-            f"UNWIND $ids AS sid MATCH {pattern} "
-            "WHERE a.id = sid AND e.strength >= $min_strength "
-            "RETURN a.id, b.id, label(e), e.strength",
-            {"ids": ids, "min_strength": float(min_strength)},
-            columns=(
-                ("seed", "text"),
-                ("neighbour", "text"),
-                ("relation_type", "text"),
-                ("strength", "float8"),
-            ),
-        )
+    return cypher(
+        HOP,
+        {"ids": ids, "min_strength": float(min_strength)},
+        columns=(
+            ("seed", "text"),
+            ("neighbour", "text"),
+            ("relation_type", "text"),
+            ("strength", "float8"),
+            ("outgoing", "boolean"),
+        ),
+    )
 
 
 def _graph_edges_sql():

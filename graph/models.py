@@ -54,6 +54,18 @@ class Association(models.Model):
         indexes = [
             models.Index(fields=["target", "relation_type"], name="association_target_type"),
             models.Index(fields=["origin"], name="association_origin"),
+            # Recall's context component follows PRECEDED_BY both ways from every candidate; these
+            # stay small whatever the number of other associations.
+            models.Index(
+                fields=["source"],
+                condition=Q(relation_type="PRECEDED_BY"),
+                name="association_preceded_source",
+            ),
+            models.Index(
+                fields=["target"],
+                condition=Q(relation_type="PRECEDED_BY"),
+                name="association_preceded_target",
+            ),
         ]
 
     def __str__(self):

@@ -77,7 +77,7 @@ class Edge:
 
 
 def traverse(seed_ids, max_hops, min_strength=0.0, types=None, per_node_limit=None, include_hidden=True):
-    """Follow edges from the seeds in both directions, one directed Cypher hop at a time.
+    """Follow edges from the seeds in both directions, one Cypher statement per hop.
 
     Returns (edges, depth): every edge followed, and the hop at which each memory id was first
     reached (seeds at 0). `per_node_limit` keeps the strongest edges of each frontier memory.
@@ -85,37 +85,35 @@ def traverse(seed_ids, max_hops, min_strength=0.0, types=None, per_node_limit=No
     depth = {str(seed): 0 for seed in seed_ids}
     frontier = list(depth)
     edges = {}
-    for hop in range(1, max_hops + 1):
-        if not frontier:
-            break
-        found = [
-            (seed, other, Edge(seed, other, kind, strength))
-            for seed, other, kind, strength in age.step(frontier, "out", min_strength)
-        ] + [
-            (seed, other, Edge(other, seed, kind, strength))
-            for seed, other, kind, strength in age.step(frontier, "in", min_strength)
-        ]
-        found = [
-            row
-            for row in found
-            if (not types or row[2].relation_type in types)
-            and (include_hidden or row[2].relation_type not in HIDDEN_RELATIONS)
-        ]
-        if per_node_limit:
-            by_seed = defaultdict(list)
-            for row in found:
-                by_seed[row[0]].append(row)
+    with age.nested_loop_plan():
+        for hop in range(1, max_hops + 1):
+            if not frontier:
+                break
+            found = [
+                (seed, other, Edge(*((seed, other) if outgoing else (other, seed)), kind, strength))
+                for seed, other, kind, strength, outgoing in age.hop(frontier, min_strength)
+            ]
             found = [
                 row
-                for rows in by_seed.values()
-                for row in sorted(rows, key=lambda r: -r[2].strength)[:per_node_limit]
+                for row in found
+                if (not types or row[2].relation_type in types)
+                and (include_hidden or row[2].relation_type not in HIDDEN_RELATIONS)
             ]
-        frontier = []
-        for _, other, edge in found:
-            edges[(edge.source, edge.target, edge.relation_type)] = edge
-            if other not in depth and len(frontier) < MAX_FRONTIER:
-                depth[other] = hop
-                frontier.append(other)
+            if per_node_limit:
+                by_seed = defaultdict(list)
+                for row in found:
+                    by_seed[row[0]].append(row)
+                found = [
+                    row
+                    for rows in by_seed.values()
+                    for row in sorted(rows, key=lambda r: -r[2].strength)[:per_node_limit]
+                ]
+            frontier = []
+            for _, other, edge in found:
+                edges[(edge.source, edge.target, edge.relation_type)] = edge
+                if other not in depth and len(frontier) < MAX_FRONTIER:
+                    depth[other] = hop
+                    frontier.append(other)
     return list(edges.values()), depth
 
 

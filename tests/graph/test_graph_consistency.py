@@ -53,7 +53,9 @@ def test_deleting_a_memory_removes_its_vertex_and_edges(alice, linked, graph_agr
     memory_services.delete_memory(linked[1])
     assert Association.objects.count() == 2
     graph_agrees()
-    assert age.step([str(linked[0].pk)], "out") == []
+    with age.nested_loop_plan():
+        rows = age.hop([str(linked[0].pk)])
+    assert rows == [(str(linked[0].pk), str(linked[3].pk), "CONTRADICTS", 0.6, False)]
 
 
 def test_graph_check_reports_every_kind_of_drift_and_rebuild_repairs_it(alice, linked, capsys):
