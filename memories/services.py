@@ -8,6 +8,7 @@ import hashlib
 import time
 import unicodedata
 
+from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import Exists, OuterRef
 from django.utils import timezone
@@ -364,6 +365,9 @@ PENDING_TABLE = PendingAccess._meta.db_table
 MAX_ACCESS_COUNT = 2147483647
 ACCESS_BATCH = 5000
 QUEUE_ACCESS_SQL = f"INSERT INTO {PENDING_TABLE} (memory_id, accessed_at) SELECT unnest(%s::uuid[]), %s"
+APPLY_WAITING_SQL = (
+    "SELECT EXISTS (SELECT 1 FROM procrastinate_jobs WHERE queueing_lock = %s AND status = 'todo')"
+)
 # One batch: take pending accesses (skipping those another worker took), add them up per memory,
 # lock the memories in id order (concurrent batches queue instead of deadlocking), update them.
 APPLY_ACCESS_SQL = f"""
@@ -390,9 +394,10 @@ FROM locked l WHERE m.id = l.id
 def record_access(memories, accessed_at=None):
     """Count an access to each of these memories: queued on the primary, applied by a worker.
 
-    Appends one pending row per memory and queues `apply_accesses` unless one is already
-    waiting (its queueing lock), so any number of recalls costs one batch update. The objects
-    show their new counts at once.
+    Appends one pending row per memory. The first recall of a window queues `apply_accesses` to
+    start `ACCESS_APPLY_DELAY_SECONDS` later; the recalls until it starts find it waiting and
+    queue nothing (its queueing lock settles a race), so a busy service runs one job per window,
+    not one per recall. The objects show their new counts at once.
     """
     if not memories:
         return
@@ -401,11 +406,15 @@ def record_access(memories, accessed_at=None):
 
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
         cursor.execute(QUEUE_ACCESS_SQL, [[memory.pk for memory in memories], accessed_at])
-    try:
-        with transaction.atomic():  # a refused duplicate job must not abort the caller's transaction
-            jobs.defer(task)
-    except AlreadyEnqueued:
-        pass
+        cursor.execute(APPLY_WAITING_SQL, [task.queueing_lock])
+        (waiting,) = cursor.fetchone()
+    if not waiting:
+        delay = settings.ACCESS_APPLY_DELAY_SECONDS
+        try:
+            with transaction.atomic():  # a refused duplicate job must not abort the caller's transaction
+                jobs.defer(task.configure(schedule_in={"seconds": delay}) if delay else task)
+        except AlreadyEnqueued:
+            pass
     for memory in memories:
         memory.last_accessed_at = accessed_at
         memory.access_count = min(memory.access_count + 1, MAX_ACCESS_COUNT)

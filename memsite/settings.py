@@ -266,6 +266,9 @@ ENRICHMENT_PRECEDED_MAX_DAYS = env_int("MEMSITE_ENRICHMENT_PRECEDED_MAX_DAYS", 7
 ENRICHMENT_ENTITY_TAGS = env_bool("MEMSITE_ENRICHMENT_ENTITY_TAGS", True)
 # Other pending memories an enrichment job takes along with its own (0: only its own).
 ENRICHMENT_TAKE_PENDING = env_int("MEMSITE_ENRICHMENT_TAKE_PENDING", 100, 0, 5000)
+# Recalls count their accesses in batches: the job that applies them starts this long after the
+# first recall of a window (0 = at once, one job whenever none is waiting).
+ACCESS_APPLY_DELAY_SECONDS = env_int("MEMSITE_ACCESS_APPLY_DELAY_SECONDS", 10, 0, 3600)
 
 # --- Quality metrics (SPEC section 7, seed 001's QualityMetricsConfig) ---
 QUALITY_WEIGHTS = {

@@ -1,4 +1,5 @@
 import pytest
+from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from memories.models import Memory, PendingAccess
@@ -7,7 +8,8 @@ from tests.factories import MemoryFactory
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
-def test_recalls_queue_their_accesses_and_one_job_applies_them_all(alice, alice_client, run_jobs):
+def test_recalls_queue_their_accesses_and_one_job_applies_them_all(alice, alice_client, run_jobs, settings):
+    settings.ACCESS_APPLY_DELAY_SECONDS = 0
     memory = MemoryFactory(owner=alice, content="The spare key is under the blue flowerpot")
     for _ in range(3):
         assert alice_client.get("/recall", {"query": "spare key", "limit": 1}).status_code == 200
@@ -21,7 +23,8 @@ def test_recalls_queue_their_accesses_and_one_job_applies_them_all(alice, alice_
     assert memory.last_accessed_at is not None
 
 
-def test_accesses_of_a_memory_deleted_meanwhile_are_dropped(alice, alice_client, run_jobs):
+def test_accesses_of_a_memory_deleted_meanwhile_are_dropped(alice, alice_client, run_jobs, settings):
+    settings.ACCESS_APPLY_DELAY_SECONDS = 0
     kept = MemoryFactory(owner=alice, content="Bins go out on Thursday night")
     gone = MemoryFactory(owner=alice, content="Bins used to go out on Monday")
     assert alice_client.get("/recall", {"query": "bins"}).json()["count"] == 2
@@ -29,3 +32,16 @@ def test_accesses_of_a_memory_deleted_meanwhile_are_dropped(alice, alice_client,
     run_jobs()
     kept.refresh_from_db()
     assert (kept.access_count, PendingAccess.objects.count()) == (1, 0)
+
+
+def test_recalls_of_one_window_share_one_job_that_starts_after_the_delay(alice, alice_client, settings):
+    settings.ACCESS_APPLY_DELAY_SECONDS = 30
+    MemoryFactory(owner=alice, content="The boiler is serviced every October")
+    before = timezone.now()
+    for _ in range(4):
+        assert alice_client.get("/recall", {"query": "boiler"}).status_code == 200
+
+    (job,) = ProcrastinateJob.objects.filter(task_name="memories.tasks.apply_accesses")
+    assert job.status == "todo"
+    assert 29 <= (job.scheduled_at - before).total_seconds() <= 40
+    assert PendingAccess.objects.count() == 4
