@@ -1,19 +1,8 @@
 """The seed's boost variables are checked when the service starts."""
 
-import os
-import subprocess
-import sys
+from tests.startup import START, start_with
 
-from django.conf import settings
-
-START = "import django; django.setup(); from django.conf import settings; print(settings.BOOST_FACTOR)"
-
-
-def start_with(**variables):
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memsite.settings", **variables}
-    return subprocess.run(
-        [sys.executable, "-c", START], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True
-    )
+SHOW_FACTOR = START + "; from django.conf import settings; print(settings.BOOST_FACTOR)"
 
 
 def test_a_boost_factor_of_two_and_a_half_stops_start_up_naming_the_variable():
@@ -32,7 +21,7 @@ def test_a_minimum_of_zero_connections_stops_start_up_naming_the_variable():
 
 
 def test_a_factor_in_range_starts():
-    result = start_with(MCP_CONSOLIDATION_QUALITY_BOOST_FACTOR="1.5")
+    result = start_with(SHOW_FACTOR, MCP_CONSOLIDATION_QUALITY_BOOST_FACTOR="1.5")
 
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "1.5"

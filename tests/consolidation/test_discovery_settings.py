@@ -1,6 +1,6 @@
 """The discovery band is checked against detection's and enrichment's thresholds at start-up."""
 
-from tests.consolidation.test_boost_settings import start_with
+from tests.startup import start_with
 
 
 def test_a_band_reaching_into_similar_to_stops_start_up_naming_the_variables():

@@ -4,6 +4,7 @@ from procrastinate.contrib.django.models import ProcrastinateJob
 
 from memories.models import Memory, PendingAccess
 from tests.factories import MemoryFactory
+from tests.startup import start_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -45,3 +46,10 @@ def test_recalls_of_one_window_share_one_job_that_starts_after_the_delay(alice, 
     assert job.status == "todo"
     assert 29 <= (job.scheduled_at - before).total_seconds() <= 40
     assert PendingAccess.objects.count() == 4
+
+
+def test_an_access_delay_beyond_an_hour_stops_start_up_naming_the_variable():
+    result = start_with(MEMSITE_ACCESS_APPLY_DELAY_SECONDS="3601")
+
+    assert result.returncode != 0
+    assert "MEMSITE_ACCESS_APPLY_DELAY_SECONDS must be between 0 and 3600" in result.stderr

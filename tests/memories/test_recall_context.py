@@ -1,14 +1,11 @@
-import os
-import subprocess
-import sys
 from datetime import timedelta
 
 import pytest
-from django.conf import settings as django_settings
 from django.utils import timezone
 
 from graph.models import Association
 from tests.memories.conftest import recall
+from tests.startup import start_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -79,13 +76,7 @@ def test_a_turn_two_steps_away_passes_on_its_evidence_at_the_context_decay(
 
 
 def test_a_context_decay_above_one_stops_start_up_naming_the_variable():
-    result = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
-        cwd=django_settings.BASE_DIR,
-        env={**os.environ, "DJANGO_SETTINGS_MODULE": "memsite.settings", "MEMSITE_RECALL_CONTEXT_DECAY": "2"},
-        capture_output=True,
-        text=True,
-    )
+    result = start_with(MEMSITE_RECALL_CONTEXT_DECAY="2")
 
     assert result.returncode != 0
     assert "MEMSITE_RECALL_CONTEXT_DECAY must be between 0 and 1 (got '2')" in result.stderr

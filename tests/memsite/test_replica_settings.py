@@ -1,13 +1,8 @@
 """DATABASE_REPLICA_URLS and the replica limits are checked at start-up."""
 
 import json
-import os
-import subprocess
-import sys
 
-from django.conf import settings
-
-from tests.consolidation.test_boost_settings import start_with
+from tests.startup import start_with
 
 SHOW = (
     "import django, json; django.setup(); from django.conf import settings as s;"
@@ -16,13 +11,8 @@ SHOW = (
 
 
 def test_each_replica_url_becomes_a_database_alias_mirroring_default():
-    env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "memsite.settings",
-        "DATABASE_REPLICA_URLS": "postgres://u@replica-a:5433/memsite, postgres://u@replica-b:5434/memsite",
-    }
-    result = subprocess.run(
-        [sys.executable, "-c", SHOW], cwd=settings.BASE_DIR, env=env, capture_output=True, text=True
+    result = start_with(
+        SHOW, DATABASE_REPLICA_URLS="postgres://u@replica-a:5433/memsite, postgres://u@replica-b:5434/memsite"
     )
     assert result.returncode == 0, result.stderr
     aliases = json.loads(result.stdout.strip().splitlines()[-1])
