@@ -195,15 +195,14 @@ PRIMARY = Server("data", PORT)
 REPLICA = Server("replica", REPLICA_PORT)
 
 
+# How the tools reach the embedded server: loopback, its port, as the superuser.
+SERVER_LOGIN = ("-h", "127.0.0.1", "-p", str(PORT), "-U", "postgres")
+
+
 def psql(sql):
     return as_postgres(
         f"{BIN}/psql",
-        "-h",
-        "127.0.0.1",
-        "-p",
-        str(PORT),
-        "-U",
-        "postgres",
+        *SERVER_LOGIN,
         "-d",
         "postgres",
         "-tAc",
@@ -251,12 +250,7 @@ def start_replica():
         log(f"copying the server into {REPLICA.data} (pg_basebackup)")
         result = as_postgres(
             f"{BIN}/pg_basebackup",
-            "-h",
-            "127.0.0.1",
-            "-p",
-            str(PORT),
-            "-U",
-            "postgres",
+            *SERVER_LOGIN,
             "-D",
             REPLICA.inside,
             "-R",
