@@ -116,12 +116,25 @@ def is_mounted(path):
         return any(line.split()[1] == target for line in mounts)
 
 
+def bind_mount(source, target):
+    """Show the folder `source` at `target`.
+
+    A mount left at `target` by an earlier checkout at the same path whose folder was deleted since
+    still shows that deleted, empty folder (nothing can be created in it): it is replaced.
+    """
+    source.mkdir(parents=True, exist_ok=True)
+    target.mkdir(parents=True, exist_ok=True)
+    if is_mounted(target):
+        shown, wanted = target.stat(), source.stat()
+        if (shown.st_dev, shown.st_ino) == (wanted.st_dev, wanted.st_ino):
+            return
+        log(f"replacing a stale mount of a deleted folder at {target}")
+        subprocess.run(["umount", "--lazy", str(target)], check=True)
+    subprocess.run(["mount", "--bind", str(source), str(target)], check=True)
+
+
 def ensure_mount():
-    DATA_HOST.mkdir(parents=True, exist_ok=True)
-    inside = ROOT / MOUNT_IN_ROOT.lstrip("/")
-    inside.mkdir(parents=True, exist_ok=True)
-    if not is_mounted(inside):
-        subprocess.run(["mount", "--bind", str(DATA_HOST), str(inside)], check=True)
+    bind_mount(DATA_HOST, ROOT / MOUNT_IN_ROOT.lstrip("/"))
     subprocess.run(["chroot", str(ROOT), "chown", "postgres:postgres", MOUNT_IN_ROOT], check=True)
 
 
