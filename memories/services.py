@@ -94,9 +94,32 @@ def _refuse_twin(memory, digest):
         raise Conflict(f"A live memory with this content already exists: {twin}")
 
 
-def _refresh_quality(memories):
-    """Copy the values evaluate_memories wrote back onto the in-memory objects."""
-    fresh = Memory.objects.filter(pk__in=[memory.pk for memory in memories]).values("pk", *QUALITY_FIELDS)
+def _insert(memories):
+    """Write new rows with one COPY, in their order (so `sequence` follows it).
+
+    A multi-row INSERT of a batch of 500 sends 23 parameters a row for the server to parse and
+    costs twice the time of the index updates it causes; COPY streams the same values.
+    """
+    fields = [
+        field for field in Memory._meta.concrete_fields if not field.generated and field.name != "sequence"
+    ]
+    columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
+    statement = f"COPY {Memory._meta.db_table} ({columns}) FROM STDIN"
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for memory in memories:
+            copy.write_row(
+                [field.get_db_prep_save(getattr(memory, field.attname), connection) for field in fields]
+            )
+    for memory in memories:
+        memory._state.adding, memory._state.db = False, connection.alias
+
+
+def _refresh_database_values(memories):
+    """Copy the values the database gave the new rows (their sequence, and what evaluate_memories
+    wrote) onto the in-memory objects."""
+    fresh = Memory.objects.filter(pk__in=[memory.pk for memory in memories]).values(
+        "pk", "sequence", *QUALITY_FIELDS
+    )
     by_id = {row.pop("pk"): row for row in fresh}
     for memory in memories:
         for field, value in by_id.get(memory.pk, {}).items():
@@ -111,7 +134,7 @@ def _stored(memories):
     """
     age.add_memory_vertices(memories)
     metrics.evaluate_memories([memory.pk for memory in memories], "store")
-    _refresh_quality(memories)
+    _refresh_database_values(memories)
     enrichment.schedule([memory.pk for memory in memories])
 
 
@@ -161,7 +184,7 @@ def store_memories(owner, items):
             new.append(memory)
             known[digest] = memory
         if new:
-            Memory.objects.bulk_create(new)
+            _insert(new)
             _stored(new)
     created = {memory.content_hash for memory in new}
     results, seen = [], set()

@@ -1,8 +1,12 @@
+import numpy as np
 import pytest
+from django.contrib.postgres.search import SearchQuery
 
 from graph import age
+from memories import embeddings
 from memories.models import Memory
 from quality.models import QualityAssessment
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -80,3 +84,35 @@ def test_batch_items_keep_their_own_fields(alice_client):
     batch(alice_client, [{"content": "a decision", "type": "decision", "tags": "arch", "importance": 0.9}])
     memory = Memory.objects.get()
     assert (memory.memory_type, memory.tags, memory.importance) == ("Decision", ["arch"], 0.9)
+
+
+def test_every_field_of_a_batch_item_reaches_its_row_unchanged(alice_client):
+    item = {
+        "content": "Zoë moved to Zürich — 東京 next",
+        "type": "Preference",
+        "tags": ["ünïcode", "a,b", 'quote"d', "back\\\\slash"],
+        "importance": 0.25,
+        "metadata": {"nested": {"list": [1, 2.5, None, "x\ty"]}, "emoji": "🙂"},
+        "timestamp": "2023-05-08T13:56:00Z",
+    }
+    response = batch(alice_client, [item, {"content": "second", "metadata": {}}])
+    assert response.status_code == 201
+
+    memory = Memory.objects.get(content=item["content"])
+    assert memory.tags == item["tags"]
+    assert memory.metadata == item["metadata"]
+    assert (memory.memory_type, memory.importance) == ("Preference", 0.25)
+    assert memory.created_at.isoformat() == "2023-05-08T13:56:00+00:00"
+    assert np.allclose(memory.embedding, embeddings.embed_many([item["content"]])[0], atol=1e-5)
+    assert Memory.objects.filter(search_vector=SearchQuery("moves", config="english")).get() == memory
+
+
+def test_stored_memories_come_back_as_saved_rows_in_batch_order(alice):
+    memories = MemoryFactory.create_batch(5, owner=alice)
+
+    rows = dict(Memory.objects.values_list("pk", "sequence"))
+    assert [memory.sequence for memory in memories] == [rows[memory.pk] for memory in memories]
+    assert [memory.sequence for memory in memories] == sorted(rows.values())
+    memories[0].importance = 0.9
+    memories[0].save(update_fields=["importance"])
+    assert Memory.objects.get(pk=memories[0].pk).importance == 0.9
