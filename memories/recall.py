@@ -246,8 +246,8 @@ base AS MATERIALIZED (
            COALESCE((SELECT sum(w.idf) FILTER (WHERE m.search_vector @@ w.term) / sum(w.idf)
                      FROM term_weights w), 0)::float AS keyword,
            m.archived_at IS NULL AS live
-    FROM pool p JOIN memories_memory m ON m.id = p.id
-    WHERE m.owner_id = %(owner)s
+    FROM memories_memory m
+    WHERE m.id = ANY(ARRAY(SELECT id FROM pool)) AND m.owner_id = %(owner)s
 ),
 context_scores AS (
     SELECT x.of_id AS id, max(x.step * (%(w_vector)s * n.vector + %(w_keyword)s * n.keyword)) AS context
