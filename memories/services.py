@@ -64,10 +64,14 @@ def _lock_hashes(owner_id, hashes):
         )
 
 
+def _live_with_hashes(owner, hashes):
+    return Memory.objects.filter(owner=owner, content_hash__in=set(hashes), archived_at__isnull=True)
+
+
 def _live_duplicates(owner, hashes):
     """{content_hash: memory} for the owner's live memories with one of these hashes."""
-    found = Memory.objects.filter(owner=owner, content_hash__in=set(hashes), archived_at__isnull=True)
-    return {memory.content_hash: memory for memory in found.order_by("created_at", "sequence")}
+    found = _live_with_hashes(owner, hashes).order_by("created_at", "sequence")
+    return {memory.content_hash: memory for memory in found}
 
 
 def _locked(memory):
@@ -147,7 +151,7 @@ def store_memories(owner, items):
     are computed in one batch before the transaction, for the items not already known.
     """
     hashes = [content_hash(item["content"]) for item in items]
-    known = _live_duplicates(owner, hashes)
+    known = set(_live_with_hashes(owner, hashes).values_list("content_hash", flat=True))
     fresh = {}
     for item, digest in zip(items, hashes, strict=True):
         if digest not in known and digest not in fresh:
