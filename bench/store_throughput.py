@@ -178,7 +178,9 @@ def main():
         seed(args.database_url, count=args.prefill, username=USERNAME, progress=False)
     drain_counts = [int(count) for count in args.drain_workers.split(",") if count]
     lag_count = int(args.lag_seconds * args.lag_rate)
-    warmup = 20
+    # Ten singles and a batch larger than MEMSITE_EMBEDDING_BATCH_SIZE, so the worker has built both
+    # of its embedding sessions (one thread for single texts, all cores for batches) before timing.
+    warmup = 10 + 100
     total = warmup + args.batches * BATCH_SIZE + args.singles
     items = distinct_items(total + len(drain_counts) * args.drain_memories + lag_count, int(time.time()))
     warm_singles, warm_batch, items = items[:10], items[10:warmup], items[warmup:]
