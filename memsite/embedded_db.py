@@ -42,7 +42,7 @@ def server_options(port):
     return (
         f"-p {port} -c listen_addresses=127.0.0.1 -c dynamic_shared_memory_type=mmap"
         " -c shared_preload_libraries=age -c shared_buffers=512MB -c maintenance_work_mem=1GB"
-        " -c max_connections=200"
+        " -c max_connections=200 -c max_slot_wal_keep_size=1GB"
     )
 
 
@@ -206,6 +206,7 @@ class Server:
 
 PRIMARY = Server("data", PORT)
 REPLICA = Server("replica", REPLICA_PORT)
+REPLICA_SLOT = "memsite_replica"
 
 
 # How the tools reach the embedded server: loopback, its port, as the superuser.
@@ -251,15 +252,32 @@ def start():
         log(f"created database {DATABASE}")
 
 
+def replica_slot_usable():
+    """Whether the server still keeps the WAL the replica needs (its slot exists, not lost)."""
+    status = psql(f"SELECT wal_status FROM pg_replication_slots WHERE slot_name = '{REPLICA_SLOT}'")
+    return status not in ("", "lost")
+
+
 def start_replica():
     """Start the hot standby, first copying the running server with pg_basebackup -R.
 
     initdb's pg_hba.conf lets local replication connections in, and PostgreSQL 17's default
     wal_level (replica) and max_wal_senders (10) allow streaming: the server needs no change.
+    The copy streams through a replication slot, so the server keeps the WAL a stopped replica
+    has yet to replay, up to max_slot_wal_keep_size (1 GB); a replica that fell further behind is
+    copied again.
     """
     start()
+    if (REPLICA.data / "PG_VERSION").exists() and not replica_slot_usable():
+        log("the replica fell behind the WAL the server kept: copying the server again")
+        REPLICA.stop()
+        shutil.rmtree(REPLICA.data)
     if not (REPLICA.data / "PG_VERSION").exists():
         shutil.rmtree(REPLICA.data, ignore_errors=True)
+        psql(
+            f"SELECT pg_drop_replication_slot(slot_name) FROM pg_replication_slots "
+            f"WHERE slot_name = '{REPLICA_SLOT}'"
+        )
         log(f"copying the server into {REPLICA.data} (pg_basebackup)")
         result = as_postgres(
             f"{BIN}/pg_basebackup",
@@ -267,6 +285,9 @@ def start_replica():
             "-D",
             REPLICA.inside,
             "-R",
+            "-C",
+            "-S",
+            REPLICA_SLOT,
             "-X",
             "stream",
             "-c",
