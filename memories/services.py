@@ -391,10 +391,13 @@ PENDING_TABLE = PendingAccess._meta.db_table
 # The largest access_count the column holds: the count stops there instead of overflowing.
 MAX_ACCESS_COUNT = 2147483647
 ACCESS_BATCH = 5000
-QUEUE_ACCESS_SQL = f"INSERT INTO {PENDING_TABLE} (memory_id, accessed_at) SELECT unnest(%s::uuid[]), %s"
-APPLY_WAITING_SQL = (
-    "SELECT EXISTS (SELECT 1 FROM procrastinate_jobs WHERE queueing_lock = %s AND status = 'todo')"
+# Queue the accesses and tell whether an apply job already waits, in one round trip.
+QUEUE_ACCESS_SQL = f"""
+WITH queued AS (
+    INSERT INTO {PENDING_TABLE} (memory_id, accessed_at) SELECT unnest(%(ids)s::uuid[]), %(at)s
 )
+SELECT EXISTS (SELECT 1 FROM procrastinate_jobs WHERE queueing_lock = %(lock)s AND status = 'todo')
+"""
 # One batch: take pending accesses (skipping those another worker took), add them up per memory,
 # lock the memories in id order (concurrent batches queue instead of deadlocking), update them.
 APPLY_ACCESS_SQL = f"""
@@ -432,8 +435,10 @@ def record_access(memories, accessed_at=None):
     from memories.tasks import apply_accesses as task
 
     with connections[DEFAULT_DB_ALIAS].cursor() as cursor:
-        cursor.execute(QUEUE_ACCESS_SQL, [[memory.pk for memory in memories], accessed_at])
-        cursor.execute(APPLY_WAITING_SQL, [task.queueing_lock])
+        cursor.execute(
+            QUEUE_ACCESS_SQL,
+            {"ids": [memory.pk for memory in memories], "at": accessed_at, "lock": task.queueing_lock},
+        )
         (waiting,) = cursor.fetchone()
     if not waiting:
         delay = settings.ACCESS_APPLY_DELAY_SECONDS
