@@ -109,7 +109,9 @@ def _insert(memories):
     ]
     columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
     statement = f"COPY {Memory._meta.db_table} ({columns}) FROM STDIN"
-    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+    # Errors come out as Django's, as from any statement (a lost connection is a 503, not a 500).
+    errors_as_django = connection.wrap_database_errors
+    with connection.cursor() as cursor, errors_as_django, cursor.cursor.copy(statement) as copy:
         for memory in memories:
             copy.write_row(
                 [field.get_db_prep_save(getattr(memory, field.attname), connection) for field in fields]

@@ -1,6 +1,7 @@
 import numpy as np
 import pytest
 from django.contrib.postgres.search import SearchQuery
+from django.db import DataError
 
 from graph import age
 from memories import embeddings
@@ -116,3 +117,9 @@ def test_stored_memories_come_back_as_saved_rows_in_batch_order(alice):
     memories[0].importance = 0.9
     memories[0].save(update_fields=["importance"])
     assert Memory.objects.get(pk=memories[0].pk).importance == 0.9
+
+
+def test_a_row_the_database_refuses_fails_the_store_with_djangos_error(alice):
+    with pytest.raises(DataError):
+        MemoryFactory(owner=alice, content="a NUL \x00 the API would have refused")
+    assert not Memory.objects.exists()
