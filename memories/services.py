@@ -10,7 +10,7 @@ import unicodedata
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
-from django.db.models import Exists, OuterRef
+from django.db.models import NOT_PROVIDED, Exists, OuterRef
 from django.utils import timezone
 from procrastinate.exceptions import AlreadyEnqueued
 
@@ -104,8 +104,11 @@ def _insert(memories):
     A multi-row INSERT of a batch of 500 sends 23 parameters a row for the server to parse and
     costs twice the time of the index updates it causes; COPY streams the same values.
     """
+    # Generated columns and those with a database default (the sequence) are the database's to fill.
     fields = [
-        field for field in Memory._meta.concrete_fields if not field.generated and field.name != "sequence"
+        field
+        for field in Memory._meta.concrete_fields
+        if not field.generated and field.db_default is NOT_PROVIDED
     ]
     columns = ", ".join(connection.ops.quote_name(field.column) for field in fields)
     statement = f"COPY {Memory._meta.db_table} ({columns}) FROM STDIN"
