@@ -167,9 +167,9 @@ class Memory(models.Model):
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
             ),
-            # (owner, search vector): recall's per-owner term matches intersect inside the index.
+            # Owner first: recall's per-owner term and tag matches intersect inside the index.
             GinIndex(fields=["owner", "search_vector"], name="memory_owner_search_gin"),
-            GinIndex(fields=["tags"], name="memory_tags_gin"),
+            GinIndex(fields=["owner", "tags"], name="memory_owner_tags_gin"),
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
             models.Index(fields=["owner", "-created_at", "-sequence"], name="memory_owner_created"),
             models.Index(fields=["owner", "memory_type"], name="memory_owner_type"),

@@ -22,3 +22,9 @@ def test_no_index_covers_the_search_vector_alone():
         if definition.endswith("USING gin (search_vector)")
     ]
     assert gin_on_text == []
+
+
+def test_tags_are_indexed_per_owner_in_one_gin_index():
+    definitions = index_definitions()
+    assert definitions["memory_owner_tags_gin"].endswith("USING gin (owner_id, tags)")
+    assert not [d for d in definitions.values() if d.endswith("USING gin (tags)")]
