@@ -5,7 +5,8 @@ One pipeline, every result scored the same way:
 2. candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, iterative scan so owner and
    filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a selective filter cannot
    make it walk the whole index), the memories matching each query term (at most `per_term` per
-   term, so a very common term costs no more than a rare one), and those matching all terms;
+   term; none for a term the table's statistics call common, whose matches would be a bitmap of
+   much of a large owner's memories), and those matching all terms;
 3. one statement scores them (the components below) and ranks them: these are the seeds;
 4. with `expand_relations` / `expand_entities`, the graph step (`graph.queries.expansion`) returns
    the memories tagged with the query's entities and those reached over edges from the seeds,
@@ -26,7 +27,7 @@ with the weights of `settings.RECALL_WEIGHTS`.
 keyword = the IDF-weighted share of the query's terms the memory contains. The IDF of a term is
 ln(1 + 4·per_term / (df + ½)) with df its matches among the filtered memories, counted up to
 `per_term` (the matches term_hits already fetched), so a name that appears in every other memory
-counts less than a rare word.
+counts less than a rare word; a common term (`RECALL_COMMON_TERM_MATCHES`) counts as `per_term`.
 
 context = max over the memory's PRECEDED_BY neighbours n (either direction; one step weighs 1,
 two steps `RECALL_CONTEXT_DECAY`) of step·(w_vector·vector(n) + w_keyword·keyword(n)), 0 without
@@ -155,10 +156,23 @@ RECENCY = (
 )
 CONTEXT_COLUMNS = "m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at, m.sequence"
 
-# Query terms and their IDF weights (the filters decide the document frequencies).
+# Query terms and their IDF weights (the filters decide the document frequencies). A term the
+# table's statistics (ANALYZE) estimate in at least RECALL_COMMON_TERM_MATCHES memories is common:
+# it is not searched for candidates of its own (its matches would be a bitmap of a large part of a
+# large owner's memories, a recall's costliest step, to keep `per_term` arbitrary ones) and weighs
+# as a term matching `per_term` memories, as its collection-wide frequency says.
 QUERY_TERMS = f"""
+common_lexemes AS (
+    SELECT c.elem FROM pg_stats s,
+         unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS c(elem, share)
+    WHERE s.schemaname = current_schema() AND s.tablename = 'memories_memory'
+      AND s.attname = 'search_vector' AND c.elem IS NOT NULL  -- the last shares are summaries
+      AND c.share * (SELECT reltuples FROM pg_class WHERE oid = 'memories_memory'::regclass)
+          >= %(common_matches)s
+),
 lexemes AS (
-    SELECT {QUOTED_LEXEME} AS quoted
+    SELECT {QUOTED_LEXEME} AS quoted,
+           lexeme IN (SELECT elem FROM common_lexemes) AS common
     FROM unnest(to_tsvector(%(config)s::regconfig, regexp_replace(%(query)s, %(cjk)s, ' \\1 ', 'g')))
     LIMIT %(max_terms)s
 ),
@@ -172,11 +186,13 @@ term_hits AS (
         WHERE {{filters}} AND m.search_vector @@ lexemes.quoted::tsquery
         LIMIT %(per_term)s
     ) hit
+    WHERE NOT lexemes.common
 ),
 term_weights AS MATERIALIZED (
-    SELECT l.quoted::tsquery AS term, ln(1 + %(idf_scale)s / (count(h.id) + 0.5)) AS idf
+    SELECT l.quoted::tsquery AS term,
+           ln(1 + %(idf_scale)s / (CASE WHEN l.common THEN %(per_term)s ELSE count(h.id) END + 0.5)) AS idf
     FROM lexemes l LEFT JOIN term_hits h ON h.quoted = l.quoted
-    GROUP BY l.quoted
+    GROUP BY l.quoted, l.common
 ),"""
 
 # Candidates gathered for a query: HNSW neighbours, per-term and all-terms full-text matches.
@@ -365,6 +381,7 @@ def _params(user, options, vector, given=None):
         "candidates": candidates,
         "per_term": per_term,
         "idf_scale": 4 * per_term,
+        "common_matches": settings.RECALL_COMMON_TERM_MATCHES,
         "recency_days": RECENCY_DAYS,
         "context_decay": settings.RECALL_CONTEXT_DECAY,
         "limit": options.limit + (options.expansion_limit if given.ids else 0),
