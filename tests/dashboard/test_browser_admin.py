@@ -90,8 +90,10 @@ def test_an_inconsistency_resolved_from_its_admin_page_is_resolved_in_the_databa
     assert curator_data["online"].content in review.text
     assert curator_data["offline"].content in review.text
     review.find_element(By.CSS_SELECTOR, "button[value='link_invalidated_by:1']").click()
+    # find_elements: until the answer to the click has loaded, the old page has no message list.
     wait_for(
-        lambda: "resolved" in driver.find_element(By.CSS_SELECTOR, ".messagelist").text, "no confirmation"
+        lambda: any("resolved" in e.text for e in driver.find_elements(By.CSS_SELECTOR, ".messagelist")),
+        "no confirmation",
     )
     assert f"/admin/quality/inconsistency/{finding.pk}/change/" in driver.current_url
     finding.refresh_from_db()
