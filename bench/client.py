@@ -20,10 +20,19 @@ import numpy as np
 import psycopg
 from psycopg import sql
 
+from memsite import embedded_db
+
 ROOT = Path(__file__).resolve().parent.parent
-BENCH_DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_bench"
 BENCH_PORT = 8091
 RESULTS_DIR = ROOT / "bench" / "results"
+
+
+def database_url(name):
+    """The URL of database `name` on the embedded server (the port `MEMSITE_PG_PORT` gives it)."""
+    return f"postgres://postgres@127.0.0.1:{embedded_db.PORT}/{name}"
+
+
+BENCH_DATABASE_URL = database_url("memsite_bench")
 
 
 def log(message):

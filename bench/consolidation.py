@@ -20,10 +20,10 @@ import numpy as np
 import psycopg
 from tqdm import tqdm
 
-from bench.client import emit, ensure_database, log, machine, server_environment
+from bench.client import database_url, emit, ensure_database, log, machine, server_environment
 from bench.seed import indexes_dropped, seed
 
-DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_consbench"
+DATABASE_URL = database_url("memsite_consbench")
 USERNAME = "benchcons"
 USER_TYPES = ["RELATES_TO", "LEADS_TO", "PART_OF", "REINFORCES", "DERIVED_FROM", "EXEMPLIFIES"]
 ENRICHMENT_TYPES = ["SIMILAR_TO", "PRECEDED_BY"]

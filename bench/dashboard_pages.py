@@ -15,11 +15,20 @@ import urllib.request
 
 import psycopg
 
-from bench.client import emit, ensure_database, log, machine, manage, running_server, summarize_ms
+from bench.client import (
+    database_url,
+    emit,
+    ensure_database,
+    log,
+    machine,
+    manage,
+    running_server,
+    summarize_ms,
+)
 from bench.graph_seed import seed_associations
 from bench.seed import seed
 
-DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_bench_dashboard"
+DATABASE_URL = database_url("memsite_bench_dashboard")
 RECALL_QUERY = "how do we deploy the billing service"
 PORT = 8096
 USER = "bench"

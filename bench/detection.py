@@ -22,9 +22,9 @@ import time
 
 import numpy as np
 
-from bench.client import RESULTS_DIR, ROOT, emit, ensure_database, log, machine
+from bench.client import RESULTS_DIR, ROOT, database_url, emit, ensure_database, log, machine
 
-DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_detectbench"
+DATABASE_URL = database_url("memsite_detectbench")
 USERNAME = "detect"
 
 # fmt: off

@@ -24,11 +24,11 @@ from collections import Counter
 
 import psycopg
 
-from bench.client import emit, ensure_database, log, machine, server_environment
+from bench.client import database_url, emit, ensure_database, log, machine, server_environment
 from bench.consolidation import prepare_scale
 
-SCALE_URL = "postgres://postgres@127.0.0.1:54329/memsite_consbench"
-DEMO_URL = "postgres://postgres@127.0.0.1:54329/memsite_discdemo"
+SCALE_URL = database_url("memsite_consbench")
+DEMO_URL = database_url("memsite_discdemo")
 DEMO_PROJECTS = {"atlas", "beacon", "cobalt", "delta", "ember", "fjord"}
 
 

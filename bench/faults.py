@@ -16,7 +16,6 @@ anything half-applied, and the status of the next run.
 """
 
 import argparse
-import os
 import random
 import signal
 import subprocess
@@ -30,6 +29,7 @@ from bench.client import (
     BENCH_PORT,
     ROOT,
     Client,
+    database_url,
     emit,
     ensure_database,
     log,
@@ -41,8 +41,7 @@ from bench.seed import generate_pool, seed
 from bench.users import issue_tokens
 from memsite import embedded_db
 
-PORT = int(os.environ.get("MEMSITE_PG_PORT", "54329"))
-FAULTS_DATABASE_URL = f"postgres://postgres@127.0.0.1:{PORT}/memsite_faults"
+FAULTS_DATABASE_URL = database_url("memsite_faults")
 LOCK_KEY = int.from_bytes(b"memsite\x01", "big", signed=True)
 ENVELOPE_KEYS = {"status", "code", "message"}
 

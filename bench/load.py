@@ -10,19 +10,17 @@ requests per second, p50/p95/p99 per kind and errors by status.
 """
 
 import argparse
-import os
 import random
 import threading
 import time
 
 import numpy as np
 
-from bench.client import BENCH_PORT, Client, emit, ensure_database, log, machine, running_server
+from bench.client import BENCH_PORT, Client, database_url, emit, ensure_database, log, machine, running_server
 from bench.seed import generate_pool
 from bench.users import issue_tokens
 
-PORT = int(os.environ.get("MEMSITE_PG_PORT", "54329"))
-LOAD_DATABASE_URL = f"postgres://postgres@127.0.0.1:{PORT}/memsite_load"
+LOAD_DATABASE_URL = database_url("memsite_load")
 STORE_SHARE = 0.3
 WARM_MEMORIES = 10
 WARM_UP_SECONDS = 10

@@ -39,6 +39,7 @@ from bench.client import (
     BENCH_PORT,
     ROOT,
     Client,
+    database_url,
     emit,
     ensure_database,
     issue_token,
@@ -50,7 +51,7 @@ from bench.client import (
 )
 
 DEFAULT_PATH = ROOT.parent / "shared" / "data" / "locomo-dev.json"
-LOCOMO_DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_locomo"
+LOCOMO_DATABASE_URL = database_url("memsite_locomo")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 5, 10)
 TARGET_RECALL_AT_5 = 0.70

@@ -22,6 +22,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from bench.client import (
     Client,
+    database_url,
     emit,
     ensure_database,
     issue_token,
@@ -33,7 +34,7 @@ from bench.client import (
 from bench.recall_latency import owned_count
 from bench.seed import generate_queries, seed
 
-DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_mcpbench"
+DATABASE_URL = database_url("memsite_mcpbench")
 WARMUP = 20
 
 

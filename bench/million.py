@@ -49,6 +49,7 @@ import numpy as np
 from bench.client import (
     ROOT,
     Client,
+    database_url,
     emit,
     ensure_database,
     issue_token,
@@ -61,8 +62,7 @@ from bench.recall_latency import measure, recall_params
 from bench.seed import CLAUSES, DIMENSIONS, generate_pool, generate_queries, pool_vectors, slots
 from bench.store_throughput import distinct_items, pending, start_worker
 
-PG_PORT = int(os.environ.get("MEMSITE_PG_PORT", "54329"))
-DATABASE_URL = f"postgres://postgres@127.0.0.1:{PG_PORT}/memsite_million"
+DATABASE_URL = database_url("memsite_million")
 NOISE = 0.015
 CLAUSE_COUNT = 1000
 USER_TYPES = ["RELATES_TO", "LEADS_TO", "PART_OF", "REINFORCES", "DERIVED_FROM", "EXEMPLIFIES"]

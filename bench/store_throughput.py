@@ -31,6 +31,7 @@ import psycopg
 from bench.client import (
     BENCH_PORT,
     Client,
+    database_url,
     emit,
     ensure_database,
     issue_token,
@@ -42,7 +43,7 @@ from bench.client import (
 )
 from bench.seed import CLAUSES, generate_pool, seed, slots
 
-STORE_DATABASE_URL = "postgres://postgres@127.0.0.1:54329/memsite_bench_store"
+STORE_DATABASE_URL = database_url("memsite_bench_store")
 BATCH_SIZE = 500
 USERNAME = "bench-store"
 TARGETS = {
