@@ -31,3 +31,38 @@ def test_concurrent_identical_stores_create_one_memory(alice):
     assert len({response.json()["memory_id"] for response in responses}) == 1
     assert Memory.objects.filter(owner=alice).count() == 1
     services.delete_memory(Memory.objects.get(owner=alice))
+
+
+@pytest.mark.django_db(transaction=True)
+def test_racing_batches_with_shared_content_store_it_once_each_in_its_order(alice):
+    """Deletes its memories at the end: the flush after a transactional test leaves graph vertices."""
+    batches = [
+        [f"Racing batch {name} note {n}" for n in range(40)] + ["A note both batches carry"]
+        for name in ("one", "two")
+    ]
+    clients = [client_for(alice) for _ in batches]
+    barrier = threading.Barrier(len(batches))
+    responses = []
+
+    def store(client, contents):
+        barrier.wait()
+        try:
+            body = {"memories": [{"content": content} for content in contents]}
+            responses.append(client.post("/memory/batch", body, format="json"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=store, args=pair) for pair in zip(clients, batches, strict=True)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+
+    assert sorted(response.status_code for response in responses) == [201, 201]
+    assert sorted(response.json()["duplicate_count"] for response in responses) == [0, 1]
+    assert Memory.objects.filter(owner=alice).count() == 81
+    for contents in batches:
+        rows = dict(Memory.objects.filter(content__in=contents[:40]).values_list("content", "sequence"))
+        assert [rows[content] for content in contents[:40]] == sorted(rows.values())
+    for memory in Memory.objects.filter(owner=alice):
+        services.delete_memory(memory)
