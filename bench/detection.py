@@ -169,7 +169,7 @@ def plant(owner, pairs, rng, reindex=False):
         if reindex:
             log("Rebuilding the HNSW index over all rows")
             cursor.execute("SET maintenance_work_mem = '2GB'")
-            cursor.execute("REINDEX INDEX memory_embedding_hnsw")
+            cursor.execute("REINDEX INDEX memory_live_embedding_hnsw")
     return len(memories)
 
 

@@ -365,7 +365,7 @@ def load(args):
         "seconds_total": round(load_seconds + index_total, 1),
         "steps_seconds": loader.timings,
         "index_seconds": index_seconds,
-        "hnsw_build_seconds": index_seconds.get("memory_embedding_hnsw"),
+        "hnsw_build_seconds": index_seconds.get("memory_live_embedding_hnsw"),
         "settings": {
             "maintenance_work_mem": args.maintenance_work_mem,
             "max_parallel_maintenance_workers": args.parallel_workers,
@@ -381,7 +381,7 @@ SELECT pg_database_size(current_database()),
        COALESCE((SELECT sum(pg_total_relation_size(relid)) FROM pg_partition_tree('memories_memory')),
                 pg_total_relation_size('memories_memory')),
        (SELECT sum(pg_relation_size(i.indexrelid)) FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-        WHERE c.relname LIKE 'memory_embedding_hnsw%' OR c.relname LIKE 'memories_memory_p%_embedding_idx'),
+        WHERE c.relname = 'memory_live_embedding_hnsw' OR c.relname LIKE 'memories_memory_p%_embedding_idx'),
        pg_total_relation_size('graph_association'),
        pg_total_relation_size('quality_qualityassessment'),
        (SELECT sum(pg_total_relation_size(c.oid)) FROM pg_class c

@@ -31,6 +31,8 @@ UNIT_FIELDS = [
 CJK_CHARACTERS = "([\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff])"
 SEARCH_CONFIG = "english"
 SEQUENCE_NAME = "memories_memory_sequence_seq"
+# The condition of the partial indexes that searches of live (not archived) memories use.
+LIVE = Q(archived_at__isnull=True)
 
 
 def searchable_text(expression):
@@ -157,17 +159,25 @@ class Memory(models.Model):
     class Meta:
         ordering = ["-created_at", "-sequence"]
         verbose_name_plural = "memories"
-        # No index on quality_score or archived_at, and fillfactor 25 (migrations 0003, 0004): consolidation
-        # rewrites those fields for every row, which then stays a HOT update that skips the indexes.
+        # No index on quality_score, and fillfactor 25 (migrations 0003, 0004): consolidation rewrites it
+        # for every row, which then stays a HOT update that skips the indexes. Searches that skip
+        # archived memories (recall, discovery, detection, enrichment) use the partial indexes on live
+        # memories (migration 0010): they never read an archived row. Archiving a memory is not a HOT
+        # update, but the new row version only enters the full btree and GIN indexes, not the HNSW.
         indexes = [
             HnswIndex(
-                name="memory_embedding_hnsw",
+                name="memory_live_embedding_hnsw",
                 fields=["embedding"],
                 m=16,
                 ef_construction=64,
                 opclasses=["vector_cosine_ops"],
+                condition=LIVE,
             ),
             # Owner first: recall's per-owner term and tag matches intersect inside the index.
+            GinIndex(fields=["owner", "search_vector"], name="memory_live_owner_search_gin", condition=LIVE),
+            GinIndex(fields=["owner", "tags"], name="memory_live_owner_tags_gin", condition=LIVE),
+            models.Index(fields=["owner", "memory_type"], name="memory_live_owner_type", condition=LIVE),
+            # Every memory, archived ones included: the staff browser's and the admin's searches.
             GinIndex(fields=["owner", "search_vector"], name="memory_owner_search_gin"),
             GinIndex(fields=["owner", "tags"], name="memory_owner_tags_gin"),
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
