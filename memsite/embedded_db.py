@@ -13,7 +13,9 @@ checkout), installs the three packages there, and keeps the data directory insid
 
 Environment: MEMSITE_PG_ROOT (cache of the Debian root), MEMSITE_PG_PORT (default 54329),
 MEMSITE_PG_DATA (default .pgdata in the checkout), MEMSITE_PG_REPLICA_PORT (default the port + 1;
-the replica's data directory is `replica` beside the server's `data`).
+the replica's data directory is `replica` beside the server's `data`), MEMSITE_PG_SHARED_BUFFERS
+(default 512MB: PostgreSQL's buffer cache, a size such as 512MB or 6GB; docs/deploy.md says how
+to size it).
 """
 
 import argparse
@@ -31,9 +33,22 @@ ROOT = Path(os.environ.get("MEMSITE_PG_ROOT", "/var/cache/memsite/pg17-trixie"))
 PORT = int(os.environ.get("MEMSITE_PG_PORT", "54329"))
 REPLICA_PORT = int(os.environ.get("MEMSITE_PG_REPLICA_PORT", str(PORT + 1)))
 DATA_HOST = Path(os.environ.get("MEMSITE_PG_DATA", CHECKOUT / ".pgdata")).resolve()
+SHARED_BUFFERS = os.environ.get("MEMSITE_PG_SHARED_BUFFERS", "512MB")
 DATABASE = "memsite"
 PACKAGES = ["postgresql-17", "postgresql-17-pgvector", "postgresql-17-age"]
 BIN = "/usr/lib/postgresql/17/bin"
+
+
+def shared_buffers():
+    """MEMSITE_PG_SHARED_BUFFERS, checked: whole megabytes or gigabytes, 128MB to 1TB."""
+    match = re.fullmatch(r"([0-9]+)(MB|GB)", SHARED_BUFFERS)
+    megabytes = match and int(match[1]) * (1024 if match[2] == "GB" else 1)
+    if not megabytes or not 128 <= megabytes <= 1024 * 1024:
+        sys.exit(
+            f"embedded-db: MEMSITE_PG_SHARED_BUFFERS={SHARED_BUFFERS!r} must be a size from 128MB "
+            "to 1024GB, written as a whole number and MB or GB (for example 512MB or 6GB)"
+        )
+    return SHARED_BUFFERS
 
 
 def server_options(port):
@@ -41,7 +56,7 @@ def server_options(port):
     at least the primary's, and AGE preloaded to read the graph)."""
     return (
         f"-p {port} -c listen_addresses=127.0.0.1 -c dynamic_shared_memory_type=mmap"
-        " -c shared_preload_libraries=age -c shared_buffers=512MB -c maintenance_work_mem=1GB"
+        f" -c shared_preload_libraries=age -c shared_buffers={shared_buffers()} -c maintenance_work_mem=1GB"
         " -c max_connections=200 -c max_slot_wal_keep_size=1GB"
     )
 

@@ -1,8 +1,11 @@
 """The embedded server's data folder is bind-mounted into its Debian root; these tests mount
-temporary folders the same way (they need root, as the embedded server does)."""
+temporary folders the same way (they need root, as the embedded server does). Its settings come
+from the environment and are checked before the server starts."""
 
+import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -41,3 +44,27 @@ def test_a_mount_left_by_a_deleted_checkout_at_the_same_path_is_replaced(folders
 
     (target / "data").mkdir()
     assert (source / "data").is_dir()
+
+
+def server_options_with(shared_buffers):
+    return subprocess.run(
+        [sys.executable, "-c", "from memsite import embedded_db; print(embedded_db.server_options(5432))"],
+        env={**os.environ, "MEMSITE_PG_SHARED_BUFFERS": shared_buffers},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+
+
+def test_the_buffer_cache_size_comes_from_the_environment():
+    result = server_options_with("6GB")
+    assert result.returncode == 0
+    assert "-c shared_buffers=6GB " in result.stdout
+
+
+@pytest.mark.parametrize("size", ["6 GB", "64MB", "2TB", "lots", "0GB"])
+def test_a_buffer_cache_size_out_of_range_stops_the_server_start_naming_the_variable(size):
+    result = server_options_with(size)
+    assert result.returncode != 0
+    assert "MEMSITE_PG_SHARED_BUFFERS" in result.stderr
+    assert "128MB to 1024GB" in result.stderr
