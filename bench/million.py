@@ -265,10 +265,14 @@ CROSS JOIN LATERAL (
             "CONSTRAINTS INCLUDING GENERATED INCLUDING STORAGE) PARTITION BY HASH (owner_id)"
         )
         self.conn.execute("ALTER TABLE memories_memory_part ADD PRIMARY KEY (id, owner_id)")
+        # Each partition gets the plain table's storage parameters (fillfactor, toast_tuple_target).
+        (options,) = self.conn.execute(
+            "SELECT array_to_string(reloptions, ', ') FROM pg_class WHERE oid = 'memories_memory'::regclass"
+        ).fetchone()
         for remainder in range(partitions):
             self.conn.execute(
                 f"CREATE TABLE memories_memory_p{remainder} PARTITION OF memories_memory_part "
-                f"FOR VALUES WITH (MODULUS {partitions}, REMAINDER {remainder}) WITH (fillfactor = 25)"
+                f"FOR VALUES WITH (MODULUS {partitions}, REMAINDER {remainder}) WITH ({options})"
             )
         self.run(
             "partition_copy",
