@@ -10,19 +10,6 @@ from tests.memories.conftest import recall
 
 pytestmark = pytest.mark.django_db
 
-LIVE_INDEXES = {
-    "memory_live_embedding_hnsw": "USING hnsw (embedding vector_cosine_ops)",
-    "memory_live_owner_search_gin": "USING gin (owner_id, search_vector)",
-    "memory_live_owner_tags_gin": "USING gin (owner_id, tags)",
-    "memory_live_owner_type": "USING btree (owner_id, memory_type)",
-}
-
-
-def index_definitions():
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory'")
-        return dict(cursor.fetchall())
-
 
 def recall_plan(client, **params):
     """EXPLAIN of the recall statement one GET /recall runs, sequential scans ruled out."""
@@ -50,14 +37,6 @@ def memories(alice):
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory")
-
-
-def test_the_search_indexes_hold_live_memories_only():
-    definitions = index_definitions()
-    for name, body in LIVE_INDEXES.items():
-        assert body in definitions[name]
-        assert definitions[name].endswith("WHERE (archived_at IS NULL)")
-    assert "memory_embedding_hnsw" not in definitions
 
 
 @pytest.mark.parametrize(
