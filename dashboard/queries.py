@@ -10,7 +10,7 @@ from django.db.models.functions import Left, TruncDate
 from django.utils import timezone
 
 from graph.models import Association
-from memories.models import Memory
+from memories.models import LIVE, Memory
 from quality.consolidation import PHASE_LABELS, PHASES
 from quality.consolidation.discovery import boosts_resting_on_discovery, count_boosts_resting_on_discovery
 from quality.models import (
@@ -28,7 +28,6 @@ TREND_DAYS = 30
 PHASE_ORDER = {name: index for index, (name, _, _) in enumerate(PHASES)}
 
 
-LIVE = Q(archived_at__isnull=True)
 RANKED = 10
 
 

@@ -31,7 +31,7 @@ UNIT_FIELDS = [
 CJK_CHARACTERS = "([\\u3040-\\u30ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\uf900-\\ufaff])"
 SEARCH_CONFIG = "english"
 SEQUENCE_NAME = "memories_memory_sequence_seq"
-# The condition of the partial indexes that searches of live (not archived) memories use.
+# Live (not archived) memories: the condition of the partial indexes that searches of them use.
 LIVE = Q(archived_at__isnull=True)
 
 
