@@ -21,3 +21,11 @@ def test_a_stored_embedding_stays_in_its_row(alice_client):
         inline, size = cursor.fetchone()
     assert inline
     assert size >= 384 * 4
+
+
+def test_a_memory_too_long_for_one_page_is_stored_and_recalled(alice_client):
+    content = "灯台守は夜明けに潮の記録をつける。" * 117  # 1,989 characters, about 6 KB in UTF-8
+    response = alice_client.post("/memory", {"content": content}, format="json")
+    assert response.status_code == 201, response.json()
+    recalled = alice_client.get("/recall", {"query": "灯台守 潮の記録", "limit": 3}).json()["results"]
+    assert [result["memory"]["id"] for result in recalled] == [response.json()["memory_id"]]

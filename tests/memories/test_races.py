@@ -76,3 +76,30 @@ def test_racing_deletes_patches_links_and_corroborations_never_fail_and_leave_no
     finally:
         for memory in Memory.objects.filter(owner=alice):
             services.delete_memory(memory)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_racing_archives_and_restores_leave_recall_agreeing_with_the_row(alice):
+    """Archiving moves a memory out of the live indexes and restoring brings it back; racing both
+    on one memory must leave recall finding it exactly when it is live."""
+    client = client_for(alice)
+    content = "The lighthouse keeper logs the tide at dawn"
+    memory_id = str(client.post("/memory", {"content": content}, format="json").json()["memory_id"])
+    clients = [client_for(alice) for _ in range(4)]
+    operations = [
+        ("post", f"/memory/{memory_id}/archive", None),
+        ("post", f"/memory/{memory_id}/restore", None),
+        ("post", f"/memory/{memory_id}/archive", None),
+        ("post", f"/memory/{memory_id}/restore", None),
+    ]
+    try:
+        statuses = Counter()
+        for _ in range(ROUNDS):
+            statuses.update(_race(clients, operations))
+            live = Memory.objects.get(pk=memory_id).archived_at is None
+            found = client.get("/recall", {"query": "lighthouse tide", "limit": 5}).json()["results"]
+            assert (memory_id in [result["memory"]["id"] for result in found]) == live
+        assert set(statuses) <= {200, 409}, statuses
+    finally:
+        for memory in Memory.objects.filter(owner=alice):
+            services.delete_memory(memory)
