@@ -103,7 +103,8 @@ class OnnxProvider(EmbeddingProvider):
         self.model_file = onnx_model_file(path)
         self.tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
         self.tokenizer.enable_truncation(max_sequence_length(path))
-        self.tokenizer.enable_padding(pad_id=self.tokenizer.token_to_id("[PAD]"), pad_token="[PAD]")
+        self.tokenizer.no_padding()  # batches are padded in `padded`, after sorting by length
+        self.pad_id = self.tokenizer.token_to_id("[PAD]")
         self.bulk_threads = settings.EMBEDDING_BULK_THREADS or os.cpu_count() or 1
         self.sessions = {}
         self.sessions_lock = threading.Lock()
@@ -132,19 +133,31 @@ class OnnxProvider(EmbeddingProvider):
         batch_size = settings.EMBEDDING_BATCH_SIZE
         session = self.session(self.bulk_threads if len(texts) >= batch_size else settings.EMBEDDING_THREADS)
         inputs = {item.name for item in session.get_inputs()}
-        # Texts of similar length share a batch, so little of each batch is padding.
-        order = sorted(range(len(texts)), key=lambda index: len(texts[index]))
+        encodings = self.tokenizer.encode_batch(texts)
+        # Texts of as many tokens share a batch, so little of each batch is padding (sorting by
+        # characters, as sentence-transformers does, leaves about a sixth of a batch padding).
+        order = sorted(range(len(texts)), key=lambda index: len(encodings[index].ids))
         vectors = np.empty((len(texts), settings.EMBEDDING_DIMENSIONS), dtype=np.float32)
         for start in range(0, len(texts), batch_size):
             indexes = order[start : start + batch_size]
-            encodings = self.tokenizer.encode_batch([texts[index] for index in indexes])
-            feed = {
-                "input_ids": np.array([item.ids for item in encodings], dtype=np.int64),
-                "attention_mask": np.array([item.attention_mask for item in encodings], dtype=np.int64),
-                "token_type_ids": np.array([item.type_ids for item in encodings], dtype=np.int64),
-            }
+            feed = self.padded([encodings[index] for index in indexes])
             vectors[indexes] = session.run(None, {name: feed[name] for name in inputs})[0]
         return vectors.tolist()
+
+    def padded(self, encodings):
+        """The model's inputs for a batch of encodings, each padded on the right to the longest."""
+        shape = (len(encodings), max(len(item.ids) for item in encodings))
+        feed = {
+            "input_ids": np.full(shape, self.pad_id, dtype=np.int64),
+            "attention_mask": np.zeros(shape, dtype=np.int64),
+            "token_type_ids": np.zeros(shape, dtype=np.int64),
+        }
+        for row, item in enumerate(encodings):
+            width = len(item.ids)
+            feed["input_ids"][row, :width] = item.ids
+            feed["attention_mask"][row, :width] = item.attention_mask
+            feed["token_type_ids"][row, :width] = item.type_ids
+        return feed
 
 
 def model_path():

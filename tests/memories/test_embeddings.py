@@ -33,6 +33,16 @@ def test_onnx_provider_keeps_the_order_of_texts_sorted_for_batching(settings):
     assert np.allclose(batched, one_by_one, atol=1e-5)
 
 
+def test_onnx_batches_are_padded_to_their_longest_text_only():
+    provider = embeddings.get_provider()
+    encodings = provider.tokenizer.encode_batch(["deploy", TEXTS[0]])
+    feed = provider.padded(encodings)
+    short, longest = len(encodings[0].ids), len(encodings[1].ids)
+    assert feed["input_ids"].shape == (2, longest) == feed["attention_mask"].shape
+    assert feed["attention_mask"][0].tolist() == [1] * short + [0] * (longest - short)
+    assert feed["input_ids"][0, short:].tolist() == [provider.pad_id] * (longest - short)
+
+
 def test_onnx_export_is_kept_in_the_cache_directory(settings):
     path = embeddings.onnx_model_file()
     assert path.parent == settings.EMBEDDING_CACHE_DIR
