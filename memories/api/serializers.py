@@ -87,6 +87,22 @@ class RecallResultSerializer(serializers.Serializer):
     relations = RelationSerializer(many=True)
 
 
+# Memories and recall results are turned into data by one serializer each, built once per process:
+# building a serializer deep-copies every field it declares (about sixty for a recall result),
+# which cost a recall as much as serializing its ten results. Sharing them between threads is
+# safe: `to_representation` keeps no state.
+_MEMORY = MemorySerializer()
+_RECALL_RESULT = RecallResultSerializer()
+
+
+def memory_data(memory):
+    return _MEMORY.to_representation(memory)
+
+
+def recall_result_data(result):
+    return _RECALL_RESULT.to_representation(result)
+
+
 class RecallResponseSerializer(serializers.Serializer):
     status = serializers.CharField()
     query = serializers.CharField()

@@ -27,7 +27,7 @@ def elapsed_ms(started):
 
 
 def memory_body(memory, **extra):
-    return {"status": "success", "memory_id": memory.pk, **extra, "memory": s.MemorySerializer(memory).data}
+    return {"status": "success", "memory_id": memory.pk, **extra, "memory": s.memory_data(memory)}
 
 
 def store_one(user, data):
@@ -45,7 +45,7 @@ def store_one(user, data):
         "tags": memory.tags,
         "confidence": memory.confidence,
         "quality_score": memory.quality_score,
-        "memory": s.MemorySerializer(memory).data,
+        "memory": s.memory_data(memory),
         "query_time_ms": elapsed_ms(started),
     }
 
@@ -91,7 +91,7 @@ def by_tag_body(user, params):
         "total": paginator.count,
         "limit": paginator.limit,
         "offset": paginator.offset,
-        "memories": s.MemorySerializer(memories, many=True).data,
+        "memories": [s.memory_data(memory) for memory in memories],
         "query_time_ms": elapsed_ms(started),
     }
 
@@ -100,7 +100,7 @@ def recall_body(user, params):
     """The answer to a recall given its query parameters (a QueryDict)."""
     options = recall_options(params)
     found = recall.recall(user, options)
-    results = s.RecallResultSerializer(found["results"], many=True).data
+    results = [s.recall_result_data(result) for result in found["results"]]
     return {
         "status": "success",
         "query": options.query,
