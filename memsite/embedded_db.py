@@ -14,8 +14,8 @@ checkout), installs the three packages there, and keeps the data directory insid
 Environment: MEMSITE_PG_ROOT (cache of the Debian root), MEMSITE_PG_PORT (default 54329),
 MEMSITE_PG_DATA (default .pgdata in the checkout), MEMSITE_PG_REPLICA_PORT (default the port + 1;
 the replica's data directory is `replica` beside the server's `data`), MEMSITE_PG_SHARED_BUFFERS
-(default 512MB: PostgreSQL's buffer cache, a size such as 512MB or 6GB; docs/deploy.md says how
-to size it).
+(PostgreSQL's buffer cache, a size such as 512MB or 6GB; by default a quarter of the machine's
+memory, up to 8GB; docs/deploy.md says how to size it).
 """
 
 import argparse
@@ -30,17 +30,34 @@ from pathlib import Path
 
 CHECKOUT = Path(__file__).resolve().parent.parent
 ROOT = Path(os.environ.get("MEMSITE_PG_ROOT", "/var/cache/memsite/pg17-trixie"))
-PORT = int(os.environ.get("MEMSITE_PG_PORT", "54329"))
-REPLICA_PORT = int(os.environ.get("MEMSITE_PG_REPLICA_PORT", str(PORT + 1)))
+
+
+def port_from(name, default):
+    """The port in environment variable `name`, checked: 1024 to 65535."""
+    value = os.environ.get(name) or str(default)
+    if not value.isdigit() or not 1024 <= int(value) <= 65535:
+        sys.exit(f"embedded-db: {name}={value!r} must be a port number from 1024 to 65535")
+    return int(value)
+
+
+PORT = port_from("MEMSITE_PG_PORT", 54329)
+REPLICA_PORT = port_from("MEMSITE_PG_REPLICA_PORT", PORT + 1)
 DATA_HOST = Path(os.environ.get("MEMSITE_PG_DATA", CHECKOUT / ".pgdata")).resolve()
-SHARED_BUFFERS = os.environ.get("MEMSITE_PG_SHARED_BUFFERS", "512MB")
+SHARED_BUFFERS = os.environ.get("MEMSITE_PG_SHARED_BUFFERS", "")
 DATABASE = "memsite"
 PACKAGES = ["postgresql-17", "postgresql-17-pgvector", "postgresql-17-age"]
 BIN = "/usr/lib/postgresql/17/bin"
 
 
 def shared_buffers():
-    """MEMSITE_PG_SHARED_BUFFERS, checked: whole megabytes or gigabytes, 128MB to 1TB."""
+    """MEMSITE_PG_SHARED_BUFFERS, checked: whole megabytes or gigabytes, 128MB to 1TB.
+
+    Unset, a quarter of the machine's memory (PostgreSQL's own advice), from 128MB to 8GB: at
+    100,000 memories the memory table and its indexes take about 1GB.
+    """
+    if not SHARED_BUFFERS:
+        quarter = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4 // 2**20
+        return f"{min(max(quarter, 128), 8 * 1024)}MB"
     match = re.fullmatch(r"([0-9]+)(MB|GB)", SHARED_BUFFERS)
     megabytes = match and int(match[1]) * (1024 if match[2] == "GB" else 1)
     if not megabytes or not 128 <= megabytes <= 1024 * 1024:

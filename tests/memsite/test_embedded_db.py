@@ -62,9 +62,31 @@ def test_the_buffer_cache_size_comes_from_the_environment():
     assert "-c shared_buffers=6GB " in result.stdout
 
 
+def test_the_buffer_cache_takes_a_quarter_of_the_machine_memory_by_default():
+    quarter = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") // 4 // 2**20
+    result = server_options_with("")
+    assert result.returncode == 0
+    assert f"-c shared_buffers={min(max(quarter, 128), 8192)}MB " in result.stdout
+
+
 @pytest.mark.parametrize("size", ["6 GB", "64MB", "2TB", "lots", "0GB"])
 def test_a_buffer_cache_size_out_of_range_stops_the_server_start_naming_the_variable(size):
     result = server_options_with(size)
     assert result.returncode != 0
     assert "MEMSITE_PG_SHARED_BUFFERS" in result.stderr
     assert "128MB to 1024GB" in result.stderr
+
+
+@pytest.mark.parametrize("variable", ["MEMSITE_PG_PORT", "MEMSITE_PG_REPLICA_PORT"])
+@pytest.mark.parametrize("port", ["fifty", "-1", "80", "70000", "5432.5"])
+def test_a_port_out_of_range_stops_the_server_start_naming_the_variable(variable, port):
+    result = subprocess.run(
+        [sys.executable, "-c", "import memsite.embedded_db"],
+        env={**os.environ, variable: port},
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert result.returncode != 0
+    assert f"{variable}={port!r} must be a port number from 1024 to 65535" in result.stderr
+    assert "Traceback" not in result.stderr
