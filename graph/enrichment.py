@@ -64,13 +64,24 @@ WHERE n.id = ANY(%(ids)s::uuid[]) AND s.score >= %(min_cosine)s
 """
 
 
-# A job's own memories still pending, and up to %(more)s other pending ones, oldest first.
-PENDING_SQL = """
-(SELECT memory_id FROM graph_enrichment WHERE memory_id = ANY(%(ids)s::uuid[]) AND status = 'pending')
-UNION ALL
+# Each memory a job takes is advisory-locked until its transaction ends; one that another job's
+# transaction holds is passed over, so concurrent jobs enrich different memories instead of all
+# reading the same oldest ones and then waiting on each other's row locks.
+TAKE = "pg_try_advisory_xact_lock(%(lock_class)s, hashtext(memory_id::text))"
+LOCK_CLASS = 7202
+
+# A job's own memories still pending, and up to %(more)s other pending ones, oldest first (OFFSET 0
+# keeps the lock out of the ordered scan: only the memories returned are locked).
+PENDING_SQL = f"""
 (SELECT memory_id FROM graph_enrichment
- WHERE status = 'pending' AND memory_id <> ALL(%(ids)s::uuid[])
- ORDER BY updated_at LIMIT %(more)s)
+ WHERE memory_id = ANY(%(ids)s::uuid[]) AND status = 'pending' AND {TAKE})
+UNION ALL
+(SELECT memory_id FROM (
+   SELECT memory_id FROM graph_enrichment
+   WHERE status = 'pending' AND memory_id <> ALL(%(ids)s::uuid[])
+   ORDER BY updated_at OFFSET 0
+ ) oldest
+ WHERE {TAKE} LIMIT %(more)s)
 """
 
 # Taken once their memories are locked: rows that another job holds or finished are left to it.
@@ -173,14 +184,16 @@ def _similar_links(ids):
 
 
 def _known_entities(owner_id, candidates):
-    """Which of these `entity:` tags the owner already uses (GIN lookup on tags)."""
+    """Which of these `entity:` tags the owner already uses: one GIN probe per tag, which stops at
+    its first memory (asked for the overlap with all of them at once, PostgreSQL read every memory
+    of the owner once a job had a thousand candidates: 340 ms against 15 ms at 12,000 memories)."""
     if not candidates:
         return set()
     with connection.cursor() as cursor:
         cursor.execute(
-            "SELECT DISTINCT t FROM memories_memory m, unnest(m.tags) t "
-            "WHERE m.owner_id = %s AND m.tags && %s::varchar[] AND t = ANY(%s::text[])",
-            [owner_id, list(candidates), list(candidates)],
+            "SELECT c FROM unnest(%s::text[]) AS c WHERE EXISTS ("
+            "SELECT 1 FROM memories_memory m WHERE m.owner_id = %s AND m.tags @> ARRAY[c]::varchar[])",
+            [list(candidates), owner_id],
         )
         return {row[0].removeprefix(entities.PREFIX) for row in cursor.fetchall()}
 
@@ -212,8 +225,8 @@ def enrich(memory_ids, retry_transient=False, claim=False):
 
     With `claim` (a queued job), only those still pending are enriched, and with them up to
     ENRICHMENT_TAKE_PENDING other pending memories (whose own jobs then find nothing left to do):
-    under a stream of single stores one job does the work of many. Memories another job holds or
-    finished meanwhile are left out. Never raises, except a transient database error when
+    under a stream of single stores one job does the work of many. Memories another job has taken
+    or finished meanwhile are left out. Never raises, except a transient database error when
     `retry_transient` (the queue retries).
     """
     own = [str(memory_id) for memory_id in memory_ids]
@@ -244,7 +257,9 @@ def enrich(memory_ids, retry_transient=False, claim=False):
 
 def _pending(ids):
     with connection.cursor() as cursor:
-        cursor.execute(PENDING_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING})
+        cursor.execute(
+            PENDING_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING, "lock_class": LOCK_CLASS}
+        )
         return [str(row[0]) for row in cursor.fetchall()]
 
 

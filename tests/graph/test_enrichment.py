@@ -77,6 +77,12 @@ def test_proper_names_become_entity_tags(store):
     assert job.tags[0] == "career"
 
 
+def test_a_name_the_owner_already_tags_is_tagged_at_a_sentence_start(store):
+    store("We flew to Paris in May.", tags=["travel"])
+    assert "entity:paris" in store("Paris was rainy all week.", tags=["travel"]).tags
+    assert "entity:rome" not in store("Rome was sunny all week.", tags=["travel"]).tags
+
+
 def test_proper_names_ignore_sentence_starts_but_know_existing_entities():
     assert entities.proper_names("Yesterday we met Anna Lee in Paris. Then lunch.") == {"anna-lee", "paris"}
     assert entities.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
@@ -161,6 +167,26 @@ def test_an_enrichment_job_leaves_memories_another_job_is_enriching_to_it(alice_
         uuid.UUID(first): "pending",
         uuid.UUID(second): "done",
     }
+
+
+def test_concurrent_enrichment_jobs_take_different_pending_memories(alice_client, settings):
+    settings.ENRICHMENT_TAKE_PENDING = 2
+    ids = stored_singles(alice_client, [DEPLOY, DEPLOY_AGAIN, "Lunch is at noon.", "The cache was cold."])
+    other_job = connections.create_connection(DEFAULT_DB_ALIAS)
+    other_job.set_autocommit(False)
+    try:
+        with other_job.cursor() as cursor:
+            taking = {"ids": [], "more": 2, "lock_class": enrichment.LOCK_CLASS}
+            cursor.execute(enrichment.PENDING_SQL, taking)
+            assert sorted(str(row[0]) for row in cursor.fetchall()) == sorted(ids[:2])  # the two oldest
+        # Its own memory is the other job's now: this job takes the next two instead, without waiting.
+        assert enrichment.enrich([ids[0]], claim=True)["processed"] == 2
+    finally:
+        other_job.rollback()
+        other_job.close()
+    rows = Enrichment.objects.values_list("memory_id", "status")
+    statuses = {str(memory_id): status for memory_id, status in rows}
+    assert statuses == {ids[0]: "pending", ids[1]: "pending", ids[2]: "done", ids[3]: "done"}
 
 
 def test_a_delete_while_a_job_finds_its_links_is_not_blocked_by_the_job(alice_client, monkeypatch):
