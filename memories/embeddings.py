@@ -258,5 +258,8 @@ def embed_many(texts):
 
 
 def vector_literal(vector):
-    """A vector as pgvector's text form, for raw SQL parameters cast with `::vector`."""
-    return "[" + ",".join(repr(float(value)) for value in vector) + "]"
+    """A vector as pgvector's text form, for raw SQL parameters cast with `::vector` and for COPY.
+
+    Nine significant digits give every float32 back exactly, at a third of the cost of repr().
+    """
+    return "[" + ",".join(map("{:.9g}".format, vector)) + "]"

@@ -102,7 +102,8 @@ def _insert(memories):
     """Write new rows with one COPY, in their order (so `sequence` follows it).
 
     A multi-row INSERT of a batch of 500 sends 23 parameters a row for the server to parse and
-    costs twice the time of the index updates it causes; COPY streams the same values.
+    costs twice the time of the index updates it causes; COPY streams the same values. Vectors
+    are written by `embeddings.vector_literal`, a third of the Python time of the field's own.
     """
     # Generated columns and those with a database default (the sequence) are the database's to fill.
     fields = [
@@ -117,7 +118,12 @@ def _insert(memories):
     with connection.cursor() as cursor, errors_as_django, cursor.cursor.copy(statement) as copy:
         for memory in memories:
             copy.write_row(
-                [field.get_db_prep_save(getattr(memory, field.attname), connection) for field in fields]
+                [
+                    embeddings.vector_literal(memory.embedding)
+                    if field.attname == "embedding"
+                    else field.get_db_prep_save(getattr(memory, field.attname), connection)
+                    for field in fields
+                ]
             )
     for memory in memories:
         memory._state.adding, memory._state.db = False, connection.alias

@@ -3,6 +3,7 @@ import json
 import numpy as np
 import pytest
 from django.core.exceptions import ImproperlyConfigured
+from django.db import connection
 from sentence_transformers import SentenceTransformer
 
 from memories import embeddings
@@ -41,6 +42,16 @@ def test_onnx_batches_are_padded_to_their_longest_text_only():
     assert feed["input_ids"].shape == (2, longest) == feed["attention_mask"].shape
     assert feed["attention_mask"][0].tolist() == [1] * short + [0] * (longest - short)
     assert feed["input_ids"][0, short:].tolist() == [provider.pad_id] * (longest - short)
+
+
+@pytest.mark.django_db
+def test_the_text_of_a_vector_gives_every_float32_back_exactly():
+    vector = np.random.default_rng(7).standard_normal(384).astype(np.float32) / 20
+    vector[:4] = [1e-7, -3.5e-6, 0.0, 0.999999]
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT %s::vector::real[]", [embeddings.vector_literal(vector.tolist())])
+        (back,) = cursor.fetchone()
+    assert np.array_equal(np.array(back, dtype=np.float32), vector)
 
 
 def test_onnx_export_is_kept_in_the_cache_directory(settings):
