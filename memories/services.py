@@ -7,6 +7,7 @@ transaction as its row, so none of them can exist without the others.
 import hashlib
 import time
 import unicodedata
+from functools import partial
 
 from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
@@ -115,16 +116,19 @@ def _insert(memories):
     statement = f"COPY {Memory._meta.db_table} ({columns}) FROM STDIN"
     # Errors come out as Django's, as from any statement (a lost connection is a 503, not a 500).
     errors_as_django = connection.wrap_database_errors
+    # Each column's attribute and how its value becomes what COPY sends, chosen once per column.
+    columns_from = [
+        (
+            field.attname,
+            embeddings.vector_literal
+            if field.attname == "embedding"
+            else partial(field.get_db_prep_save, connection=connection),
+        )
+        for field in fields
+    ]
     with connection.cursor() as cursor, errors_as_django, cursor.cursor.copy(statement) as copy:
         for memory in memories:
-            copy.write_row(
-                [
-                    embeddings.vector_literal(memory.embedding)
-                    if field.attname == "embedding"
-                    else field.get_db_prep_save(getattr(memory, field.attname), connection)
-                    for field in fields
-                ]
-            )
+            copy.write_row([convert(getattr(memory, name)) for name, convert in columns_from])
     for memory in memories:
         memory._state.adding, memory._state.db = False, connection.alias
 
