@@ -67,8 +67,8 @@ WHERE n.id = ANY(%(ids)s::uuid[]) AND s.score >= %(min_cosine)s
 # Each memory a job takes is advisory-locked until its transaction ends; one that another job's
 # transaction holds is passed over, so concurrent jobs enrich different memories instead of all
 # reading the same oldest ones and then waiting on each other's row locks.
-TAKE = "pg_try_advisory_xact_lock(%(lock_class)s, hashtext(memory_id::text))"
 LOCK_CLASS = 7202
+TAKE = f"pg_try_advisory_xact_lock({LOCK_CLASS}, hashtext(memory_id::text))"
 
 # A job's own memories still pending, and up to %(more)s other pending ones, oldest first (OFFSET 0
 # keeps the lock out of the ordered scan: only the memories returned are locked).
@@ -257,9 +257,7 @@ def enrich(memory_ids, retry_transient=False, claim=False):
 
 def _pending(ids):
     with connection.cursor() as cursor:
-        cursor.execute(
-            PENDING_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING, "lock_class": LOCK_CLASS}
-        )
+        cursor.execute(PENDING_SQL, {"ids": ids, "more": settings.ENRICHMENT_TAKE_PENDING})
         return [str(row[0]) for row in cursor.fetchall()]
 
 

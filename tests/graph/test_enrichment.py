@@ -176,8 +176,7 @@ def test_concurrent_enrichment_jobs_take_different_pending_memories(alice_client
     other_job.set_autocommit(False)
     try:
         with other_job.cursor() as cursor:
-            taking = {"ids": [], "more": 2, "lock_class": enrichment.LOCK_CLASS}
-            cursor.execute(enrichment.PENDING_SQL, taking)
+            cursor.execute(enrichment.PENDING_SQL, {"ids": [], "more": 2})
             assert sorted(str(row[0]) for row in cursor.fetchall()) == sorted(ids[:2])  # the two oldest
         # Its own memory is the other job's now: this job takes the next two instead, without waiting.
         assert enrichment.enrich([ids[0]], claim=True)["processed"] == 2
