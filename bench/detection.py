@@ -250,7 +250,7 @@ def main():
     from django.conf import settings
     from django.contrib.auth import get_user_model
 
-    from memories.models import Memory
+    from memories.models import LIVE, Memory
     from quality.detection import detect_inconsistencies
     from quality.models import Inconsistency
 
@@ -263,7 +263,7 @@ def main():
         seeded = seed(args.database_url, count=background - have, username=USERNAME, progress=True)
     planted_rows = plant(owner, args.pairs, np.random.default_rng(args.seed), args.reindex)
     Inconsistency.objects.all().delete()
-    total = Memory.objects.filter(archived_at__isnull=True).count()
+    total = Memory.objects.filter(LIVE).count()
 
     load_before = os.getloadavg()[0]
     log(f"Detecting over {total} memories")

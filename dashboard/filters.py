@@ -7,7 +7,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.postgres.search import SearchQuery
 from django.db.models import Exists, OuterRef, Q
 
-from memories.models import SEARCH_CONFIG, Memory, MemoryType
+from memories.models import LIVE, SEARCH_CONFIG, Memory, MemoryType
 from quality import rules
 
 
@@ -65,7 +65,7 @@ class MemoryBrowserFilterSet(MemoryFilterSet):
         return queryset.filter(rules.tier_filter(value))
 
     def filter_archived(self, queryset, name, value):
-        return queryset.filter(archived_at__isnull=value == "no")
+        return queryset.filter(LIVE if value == "no" else ~LIVE)
 
     def filter_boosted(self, queryset, name, value):
         return queryset.filter(quality_boost_applied=value == "yes")

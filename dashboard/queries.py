@@ -139,7 +139,7 @@ def ranked_memories(summary):
 
 def overview():
     totals = Memory.objects.aggregate(
-        **_summary_aggregates(LIVE), archived=Count("id", filter=Q(archived_at__isnull=False))
+        **_summary_aggregates(LIVE), archived=Count("id", filter=~LIVE)
     )
     archived = totals.pop("archived")
     open_counts = open_inconsistency_counts()

@@ -17,7 +17,7 @@ from graph.models import (
     SYSTEM_RELATIONS,
     Association,
 )
-from memories.models import Memory
+from memories.models import LIVE, Memory
 from memsite import replicas
 from memsite.errors import NotFound
 
@@ -184,9 +184,7 @@ def related(owner_id, memory_id, params):
 def snapshot(owner_id, params):
     """The owner's most important live memories and the edges among them, for drawing."""
     memories = (
-        Memory.objects.filter(
-            owner_id=owner_id, archived_at__isnull=True, importance__gte=params.min_importance
-        )
+        Memory.objects.filter(LIVE, owner_id=owner_id, importance__gte=params.min_importance)
         .order_by("-importance", "-created_at")
         .values(*NODE_FIELDS)[: params.limit]
     )
@@ -261,7 +259,7 @@ def entity_memories(owner_id, query, exclude, limit, include_archived=False):
         return []
     memories = Memory.objects.filter(owner_id=owner_id, tags__overlap=tags).exclude(pk__in=exclude)
     if not include_archived:
-        memories = memories.filter(archived_at__isnull=True)
+        memories = memories.filter(LIVE)
     return [
         str(pk) for pk in memories.order_by("-importance", "-created_at").values_list("pk", flat=True)[:limit]
     ]

@@ -9,7 +9,7 @@ from dashboard import panels
 from graph.models import Association
 from memories import services
 from memories.api import specs
-from memories.models import Memory
+from memories.models import LIVE, Memory
 from memsite.errors import DomainError
 from quality import metrics, rules
 from quality.consolidation import reset_boosts
@@ -40,9 +40,9 @@ class ArchivedFilter(admin.SimpleListFilter):
 
     def queryset(self, request, queryset):
         if self.value() == "no":
-            return queryset.filter(archived_at__isnull=True)
+            return queryset.filter(LIVE)
         if self.value() == "yes":
-            return queryset.filter(archived_at__isnull=False)
+            return queryset.filter(~LIVE)
         return queryset
 
 

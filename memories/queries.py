@@ -1,6 +1,6 @@
 """Reads of memories, always through the owner: another user's memory is as absent as a missing one."""
 
-from memories.models import Memory
+from memories.models import LIVE, Memory
 from memsite.errors import NotFound
 from memsite.validation import parse_uuid
 
@@ -25,6 +25,6 @@ def memories_by_tag(user, tags):
     """Live memories carrying any of `tags` (stored lower-cased), most important first."""
     return (
         memories_of(user)
-        .filter(archived_at__isnull=True, tags__overlap=tags)
+        .filter(LIVE, tags__overlap=tags)
         .order_by("-importance", "-created_at", "-sequence")
     )

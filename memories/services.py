@@ -17,7 +17,7 @@ from procrastinate.exceptions import AlreadyEnqueued
 
 from graph import age, enrichment
 from memories import embeddings
-from memories.models import Memory, PendingAccess
+from memories.models import LIVE, Memory, PendingAccess
 from memories.queries import NOT_FOUND
 from memsite import jobs
 from memsite.db import retry_on_conflict
@@ -66,7 +66,7 @@ def _lock_hashes(owner_id, hashes):
 
 
 def _live_with_hashes(owner, hashes):
-    return Memory.objects.filter(owner=owner, content_hash__in=set(hashes), archived_at__isnull=True)
+    return Memory.objects.filter(LIVE, owner=owner, content_hash__in=set(hashes))
 
 
 def _live_duplicates(owner, hashes):
@@ -90,7 +90,7 @@ def _refuse_twin(memory, digest):
     """
     _lock_hashes(memory.owner_id, [digest])
     twin = (
-        Memory.objects.filter(owner_id=memory.owner_id, content_hash=digest, archived_at__isnull=True)
+        Memory.objects.filter(LIVE, owner_id=memory.owner_id, content_hash=digest)
         .exclude(pk=memory.pk)
         .values_list("pk", flat=True)
         .first()
@@ -305,7 +305,7 @@ def archive_memories(memories, reason="manual"):
     `reason` is text, or an SQL expression over the row giving each memory its own reason
     (consolidation's retention and cleanup say why each memory went)."""
     with transaction.atomic():
-        live = memories.filter(archived_at__isnull=True)
+        live = memories.filter(LIVE)
         return live.update(archived_at=timezone.now(), archive_reason=reason)
 
 
@@ -321,7 +321,7 @@ def restore_memories(memories):
     again is not restored, and of archived twins only the latest archived comes back.
     """
     with transaction.atomic():
-        archived = memories.filter(archived_at__isnull=False)
+        archived = memories.filter(~LIVE)
         hashes_by_owner = {}
         for owner_id, digest in archived.values_list("owner_id", "content_hash").order_by("owner_id"):
             hashes_by_owner.setdefault(owner_id, []).append(digest)
@@ -331,7 +331,7 @@ def restore_memories(memories):
             "owner_id", "content_hash"
         )
         live_twin = Memory.objects.filter(
-            owner=OuterRef("owner"), content_hash=OuterRef("content_hash"), archived_at__isnull=True
+            LIVE, owner=OuterRef("owner"), content_hash=OuterRef("content_hash")
         )
         restorable = Memory.objects.filter(pk__in=latest.values("pk")).exclude(Exists(live_twin))
         total = archived.count()

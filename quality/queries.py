@@ -11,7 +11,7 @@ from django.db.models import Avg, Count, Exists, OuterRef, Prefetch, Q
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from memories.models import Memory
+from memories.models import LIVE, Memory
 from memsite.errors import NotFound
 from quality.models import Inconsistency, QualityAssessment, QualityBoost, QualitySnapshot
 from quality.rules import DIMENSIONS, bucket_bounds, histogram, histogram_counts, tier, tier_counts
@@ -39,7 +39,7 @@ SUGGESTIONS = {
 
 
 def live_memories(owner):
-    return Memory.objects.filter(owner=owner, archived_at__isnull=True).defer("embedding", "search_vector")
+    return Memory.objects.filter(LIVE, owner=owner).defer("embedding", "search_vector")
 
 
 def memory_summary(memory):
