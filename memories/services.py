@@ -103,8 +103,8 @@ def _insert(memories):
     """Write new rows with one COPY, in their order (so `sequence` follows it).
 
     A multi-row INSERT of a batch of 500 sends 23 parameters a row for the server to parse and
-    costs twice the time of the index updates it causes; COPY streams the same values. Vectors
-    are written by `embeddings.vector_literal`, a third of the Python time of the field's own.
+    costs twice the time of the index updates it causes; COPY streams the same values, each as
+    its field writes it for the database.
     """
     # Generated columns and those with a database default (the sequence) are the database's to fill.
     fields = [
@@ -116,15 +116,8 @@ def _insert(memories):
     statement = f"COPY {Memory._meta.db_table} ({columns}) FROM STDIN"
     # Errors come out as Django's, as from any statement (a lost connection is a 503, not a 500).
     errors_as_django = connection.wrap_database_errors
-    # Each column's attribute and how its value becomes what COPY sends, chosen once per column.
     columns_from = [
-        (
-            field.attname,
-            embeddings.vector_literal
-            if field.attname == "embedding"
-            else partial(field.get_db_prep_save, connection=connection),
-        )
-        for field in fields
+        (field.attname, partial(field.get_db_prep_save, connection=connection)) for field in fields
     ]
     with connection.cursor() as cursor, errors_as_django, cursor.cursor.copy(statement) as copy:
         for memory in memories:

@@ -7,6 +7,8 @@ from django.db import connection
 from sentence_transformers import SentenceTransformer
 
 from memories import embeddings
+from memories.models import Memory
+from tests.factories import MemoryFactory
 
 TEXTS = [
     "Alice prefers dark mode in her editor.",
@@ -52,6 +54,21 @@ def test_the_text_of_a_vector_gives_every_float32_back_exactly():
         cursor.execute("SELECT %s::vector::real[]", [embeddings.vector_literal(vector.tolist())])
         (back,) = cursor.fetchone()
     assert np.array_equal(np.array(back, dtype=np.float32), vector)
+
+
+@pytest.mark.django_db
+def test_a_memorys_embedding_reads_back_exactly_as_the_model_field_wrote_it(alice):
+    vector = np.random.default_rng(8).standard_normal(384).astype(np.float32) / 20
+    vector[:3] = [1e-7, -3.5e-6, 0.999999]
+    memory = MemoryFactory(owner=alice, content="A memory whose vector is replaced")
+
+    def stored():
+        return np.asarray(Memory.objects.get(pk=memory.pk).embedding, dtype=np.float32)
+
+    assert np.array_equal(stored(), np.asarray(memory.embedding, dtype=np.float32))  # by the COPY
+    memory.embedding = vector.tolist()
+    memory.save(update_fields=["embedding"])
+    assert np.array_equal(stored(), vector)
 
 
 def test_onnx_export_is_kept_in_the_cache_directory(settings):
