@@ -4,15 +4,19 @@ from django.conf import settings
 from procrastinate.contrib.django import app
 
 from graph import enrichment
+from memories import planner
 from memsite.jobs import TRANSIENT_RETRY
 
 
 @app.task(queue="enrichment", retry=TRANSIENT_RETRY, pass_context=True)
 def enrich_memories(context, memory_ids):
     """Enrich one stored batch (and other pending memories); the last attempt records a transient
-    error as failed."""
+    error as failed. Queues an ANALYZE when an owner of the batch outgrew the planner's statistics."""
     last_attempt = context.job.attempts + 1 >= TRANSIENT_RETRY.max_attempts
-    return enrichment.enrich(memory_ids, retry_transient=not last_attempt, claim=True)
+    result = enrichment.enrich(memory_ids, retry_transient=not last_attempt, claim=True)
+    if planner.outgrown(memory_ids):
+        planner.queue_analyze()
+    return result
 
 
 @app.task(queue="maintenance", queueing_lock="enrichment-sweep", retry=TRANSIENT_RETRY)

@@ -1,8 +1,9 @@
-"""Background jobs of the memories app: access counters and re-embedding large sets of memories."""
+"""Background jobs of the memories app: access counters, re-embedding large sets of memories and
+the planner's statistics."""
 
 from procrastinate.contrib.django import app
 
-from memories import services
+from memories import planner, services
 from memories.models import Memory
 from memsite.jobs import TRANSIENT_RETRY
 
@@ -18,3 +19,9 @@ def reembed_memories(memory_ids=None, batch_size=256):
 def apply_accesses():
     """Fold the accesses recalls recorded into the memories' counters (queued by recall)."""
     return services.apply_accesses()
+
+
+@app.task(queue="maintenance", queueing_lock="analyze-memories", retry=TRANSIENT_RETRY)
+def analyze_memories():
+    """Refresh the planner's statistics of the memory table (queued when an owner outgrew them)."""
+    planner.analyze()
