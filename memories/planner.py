@@ -10,8 +10,7 @@ hundred thousand. So each enrichment job compares the planner's estimate for the
 memories with the memories there, and queues an ANALYZE of the table when one has outgrown it.
 """
 
-from django.db import connection, transaction
-from procrastinate.exceptions import AlreadyEnqueued
+from django.db import connection
 
 from memsite import jobs
 
@@ -50,11 +49,7 @@ def queue_analyze():
     """Queue one ANALYZE of the memory table (none when one is already waiting)."""
     from memories.tasks import analyze_memories as task
 
-    try:
-        with transaction.atomic():  # a refused duplicate job must not abort the caller's transaction
-            jobs.defer(task)
-    except AlreadyEnqueued:
-        pass
+    jobs.defer_unless_waiting(task)
 
 
 def analyze():

@@ -13,7 +13,6 @@ from django.conf import settings
 from django.db import DEFAULT_DB_ALIAS, connection, connections, transaction
 from django.db.models import NOT_PROVIDED, Exists, OuterRef
 from django.utils import timezone
-from procrastinate.exceptions import AlreadyEnqueued
 
 from graph import age, enrichment
 from memories import embeddings
@@ -450,11 +449,7 @@ def record_access(memories, accessed_at=None):
         (waiting,) = cursor.fetchone()
     if not waiting:
         delay = settings.ACCESS_APPLY_DELAY_SECONDS
-        try:
-            with transaction.atomic():  # a refused duplicate job must not abort the caller's transaction
-                jobs.defer(task.configure(schedule_in={"seconds": delay}) if delay else task)
-        except AlreadyEnqueued:
-            pass
+        jobs.defer_unless_waiting(task.configure(schedule_in={"seconds": delay}) if delay else task)
     for memory in memories:
         memory.last_accessed_at = accessed_at
         memory.access_count = min(memory.access_count + 1, MAX_ACCESS_COUNT)

@@ -8,11 +8,11 @@ import logging
 import time
 
 from django.conf import settings
-from django.db import DatabaseError, InterfaceError, OperationalError, connection
+from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
 from procrastinate import RetryStrategy
 from procrastinate.contrib.django import app
 from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateWorker
-from procrastinate.exceptions import ConnectorException
+from procrastinate.exceptions import AlreadyEnqueued, ConnectorException
 
 from memsite.errors import Conflict
 from memsite.models import JobOutcome
@@ -80,6 +80,15 @@ def defer(task, **kwargs):
     never loses its job.
     """
     return task.defer(**kwargs)
+
+
+def defer_unless_waiting(task):
+    """Queue `task`, whose queueing lock allows one waiting job; None when one already waits."""
+    try:
+        with transaction.atomic():  # a refused duplicate job must not abort the caller's transaction
+            return defer(task)
+    except AlreadyEnqueued:
+        return None
 
 
 def queue_health():
