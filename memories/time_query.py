@@ -1,4 +1,5 @@
-"""Time phrases of recall's `time_query`, resolved to a (start, end) range on the memory's time.
+"""Time phrases of recall's `time_query`, resolved to a (start, end) range on the memory's time,
+and the calendar dates a query's own text names (`named_in`).
 
 Phrases (case and surrounding spaces ignored; weeks start on Monday; times in UTC):
 today, yesterday, last/past 24 hours, last/past 48 hours, last/past N days, this week,
@@ -8,7 +9,7 @@ last week (the previous calendar week), this month, last month, this year, last 
 """
 
 import re
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
 MONTHS = {
     name: number
@@ -39,6 +40,11 @@ HOURS = re.compile(r"(?:last|past) (24|48) hours")
 DAYS = re.compile(r"(?:last|past) (\d{1,4}) days?")
 MONTH_YEAR = re.compile(r"(in |since )?(?:([a-z]+) )?(\d{4})")
 TICK = timedelta(microseconds=1)
+# Dates named in free text: "8 May 2023", "8th of May, 2023", "May 8, 2023", "2023-05-08", "May 2023".
+DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]+)\.?,? (\d{4})\b")
+MONTH_DAY_YEAR = re.compile(r"\b([a-z]+)\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b")
+ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
+NAMED_MONTH = re.compile(r"\b([a-z]+)\.?,? (\d{4})\b")
 
 
 def _calendar(phrase, now):
@@ -88,3 +94,36 @@ def resolve(phrase, now):
     if match[1] == "since ":
         return start, None
     return start, following - TICK
+
+
+def _day(year, month, day):
+    """That day at midnight UTC, or None when it does not exist (31 February, year 0)."""
+    try:
+        return datetime(year, month, day, tzinfo=UTC) if 1 <= year <= 9998 else None
+    except ValueError:
+        return None
+
+
+def named_in(text):
+    """(start, end) of the first calendar day, or else month, that `text` names, in UTC, `end`
+    excluded; None when it names neither. A day that does not exist counts as its month."""
+    text = " ".join(text.casefold().split())
+    days = [
+        (m.start(), _day(int(m[3]), MONTHS[m[2]], int(m[1])))
+        for m in DAY_MONTH_YEAR.finditer(text)
+        if m[2] in MONTHS
+    ]
+    days += [
+        (m.start(), _day(int(m[3]), MONTHS[m[1]], int(m[2])))
+        for m in MONTH_DAY_YEAR.finditer(text)
+        if m[1] in MONTHS
+    ]
+    days += [(m.start(), _day(int(m[1]), int(m[2]), int(m[3]))) for m in ISO_DATE.finditer(text)]
+    for _, start in sorted(days, key=lambda found: found[0]):
+        if start is not None:
+            return start, start + timedelta(days=1)
+    for match in NAMED_MONTH.finditer(text):
+        start = _day(int(match[2]), MONTHS[match[1]], 1) if match[1] in MONTHS else None
+        if start is not None:
+            return start, (start + timedelta(days=32)).replace(day=1)
+    return None

@@ -250,6 +250,7 @@ RECALL_WEIGHTS = {
     "confidence": env_float("MEMSITE_RECALL_WEIGHT_CONFIDENCE", 0.05, 0, 1),
     "recency": env_float("MEMSITE_RECALL_WEIGHT_RECENCY", 0.10, 0, 1),
     "context": env_float("MEMSITE_RECALL_WEIGHT_CONTEXT", 0.6, 0, 1),
+    "time": env_float("MEMSITE_RECALL_WEIGHT_TIME", 0.1, 0, 1),
 }
 # The context a memory inherits from a PRECEDED_BY neighbour two steps away counts this much of
 # what it inherits from one a step away.

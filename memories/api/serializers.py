@@ -69,6 +69,7 @@ class ScoreComponentsSerializer(serializers.Serializer):
     confidence = serializers.FloatField()
     recency = serializers.FloatField()
     context = serializers.FloatField()
+    time = serializers.FloatField()
 
 
 class RelationSerializer(serializers.Serializer):

@@ -50,6 +50,7 @@ def test_result_shape(alice_client, facts):
         "confidence",
         "recency",
         "context",
+        "time",
     }
     assert first["match_type"] in {"vector", "keyword"}
     assert first["relations"] == []
