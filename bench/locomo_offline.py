@@ -24,13 +24,16 @@ import pickle
 import re
 import tempfile
 from collections import defaultdict
+from datetime import UTC
 from pathlib import Path
 
 import numpy as np
 import psycopg
 
 from bench.client import emit, log, machine
-from bench.locomo import CATEGORIES, DEFAULT_PATH, EVIDENCE, LOCOMO_DATABASE_URL, load
+from bench.locomo import CATEGORIES, DEFAULT_PATH, EVIDENCE, LOCOMO_DATABASE_URL, load, session_time
+
+DAY = 86400
 
 LEXEMES_SQL = """
 SELECT t.i, l.lexeme, coalesce(array_length(l.positions, 1), 1)
@@ -165,14 +168,25 @@ def candidates(conv, qi, terms, nearest, per_term):
     return mask
 
 
-def linear(w_vector, w_keyword, w_context, decay, keyword=idf_share, normalise=False, limited=None):
+def nearness(conv, qi):
+    """recall's time: 1 inside the day or month the question names, e^(-days / TIME_DAYS) outside."""
+    from memories.recall import TIME_DAYS
+
+    if conv.named[qi] is None:
+        return np.zeros(conv.n)
+    start, end = conv.named[qi]
+    days = np.maximum(0, np.maximum(start - conv.times, conv.times - end))
+    return np.exp(-np.minimum(50, days / TIME_DAYS))
+
+
+def linear(w_vector, w_keyword, w_context, decay, keyword=idf_share, normalise=False, limited=None, w_time=0):
     def score(conv, qi):
         terms = conv.terms(qi)
         vector, kw = np.maximum(0, conv.cosine[qi]), keyword(conv, terms)
         if normalise:
             vector, kw = by_max(vector), by_max(kw)
         base = w_vector * vector + w_keyword * kw
-        final = base + w_context * context(base, decay)
+        final = base + w_context * context(base, decay) + w_time * nearness(conv, qi)
         if limited:
             final = np.where(candidates(conv, qi, terms, *limited), final, -np.inf)
         return final
@@ -234,6 +248,24 @@ def evaluate(score, conversations, k=5):
     return {group: round(float(np.mean(values)), 3) for group, values in hits.items()}
 
 
+def dated(conversations, samples):
+    """Each memory's time (its first turn's session date, as bench.locomo stores it) and the day
+    or month each question names, in days since the epoch."""
+    from memories.time_query import named_in
+
+    for conv, sample in zip(conversations, samples, strict=True):
+        sessions = {
+            key.removesuffix("_date_time"): session_time(value).replace(tzinfo=UTC).timestamp() / DAY
+            for key, value in sample["conversation"].items()
+            if key.endswith("_date_time")
+        }
+        conv.times = np.array(
+            [min(sessions[f"session_{dia[1:].split(':')[0]}"] for dia in doc["dias"]) for doc in conv.docs]
+        )
+        windows = [named_in(question["text"]) for question in conv.questions]
+        conv.named = [None if w is None else tuple(end.timestamp() / DAY for end in w) for w in windows]
+
+
 def variants():
     from django.conf import settings
 
@@ -243,12 +275,9 @@ def variants():
     current = linear(*shipped)
     return {
         "service (this checkout's settings, its candidates)": linear(
-            weights["vector"],
-            weights["keyword"],
-            weights["context"],
-            settings.RECALL_CONTEXT_DECAY,
-            limited=limits,
+            *shipped, limited=limits, w_time=weights["time"]
         ),
+        "same without the time component": linear(*shipped, limited=limits),
         "vector only": lambda conv, qi: conv.cosine[qi],
         "IDF share only": lambda conv, qi: idf_share(conv, conv.terms(qi)),
         "BM25 only (k1 0.9, b 0.4)": lambda conv, qi: bm25(conv, conv.terms(qi)),
@@ -286,6 +315,7 @@ def main():
         args.cache.mkdir(parents=True, exist_ok=True)
         cached.write_bytes(pickle.dumps(data))
     conversations = [Conversation(c) for c in data]
+    dated(conversations, load(args.path))
     odd, even = conversations[0::2], conversations[1::2]
     report = {}
     for name, score in variants().items():
