@@ -67,16 +67,8 @@ from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
 from memsite import replicas
 
 COMPONENTS = [
-    "vector",
-    "keyword",
-    "relation",
-    "tag",
-    "importance",
-    "confidence",
-    "recency",
-    "context",
-    "time",
-]
+    "vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context", "time",
+]  # fmt: skip
 RECENCY_DAYS = 180
 TIME_DAYS = 3
 MAX_QUERY_TERMS = 16
