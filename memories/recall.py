@@ -37,7 +37,7 @@ count whatever the recall's filters, as long as they are the owner's and not arc
 time = 1 for a memory whose time falls in the calendar day or month the query's text names ("on
 8 May 2023", "May 8, 2023", "in May 2023"; `time_query.named_in`), e^(−d / TIME_DAYS) for one d
 days outside it, 0 when the query names no date: "what did we decide on 3 March 2024?" favours
-what happened that day without excluding the rest, as `time_query`'s range would.
+what happened that day without excluding the rest (a `time_query` range would exclude it).
 
 relation = Σ strength × importance × relevance of the memory at the other end, over the edges the
 graph step followed from the memory to a seed of the expansion, capped at 1 (0 without expansion);

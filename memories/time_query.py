@@ -47,6 +47,11 @@ ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
 NAMED_MONTH = re.compile(r"\b([a-z]+)\.?,? (\d{4})\b")
 
 
+def _next_month(first):
+    """The first day of the month after the one `first` (a first of a month) begins."""
+    return (first + timedelta(days=32)).replace(day=1)
+
+
 def _calendar(phrase, now):
     """(start, next start) of the calendar ranges: days, weeks, months, years."""
     today = now.replace(hour=0, minute=0, second=0, microsecond=0)
@@ -59,7 +64,7 @@ def _calendar(phrase, now):
         "yesterday": (today - timedelta(days=1), today),
         "this week": (monday, monday + timedelta(days=7)),
         "last week": (monday - timedelta(days=7), monday),
-        "this month": (month, (month + timedelta(days=32)).replace(day=1)),
+        "this month": (month, _next_month(month)),
         "last month": (previous_month, month),
         "this year": (year, year.replace(year=year.year + 1)),
         "last year": (year.replace(year=year.year - 1), year),
@@ -87,7 +92,7 @@ def resolve(phrase, now):
     zone = now.tzinfo
     if match[2]:
         start = datetime(year, MONTHS[match[2]], 1, tzinfo=zone)
-        following = (start + timedelta(days=32)).replace(day=1)
+        following = _next_month(start)
     else:
         start = datetime(year, 1, 1, tzinfo=zone)
         following = start.replace(year=year + 1)
@@ -125,5 +130,5 @@ def named_in(text):
     for match in NAMED_MONTH.finditer(text):
         start = _day(int(match[2]), MONTHS[match[1]], 1) if match[1] in MONTHS else None
         if start is not None:
-            return start, (start + timedelta(days=32)).replace(day=1)
+            return start, _next_month(start)
     return None
