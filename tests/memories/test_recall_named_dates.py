@@ -81,3 +81,19 @@ def test_a_query_naming_no_date_leaves_the_time_component_at_zero(alice_client, 
 def test_a_date_decades_away_counts_for_nothing_without_an_error(alice_client, dinners):
     scores, _ = components(alice_client, "dinner with Sam at the harbour on 1 January 1900")
     assert [component["time"] for component in scores.values()] == pytest.approx([0, 0, 0], abs=1e-20)
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "dinner with Sam on 1 January 0001",
+        "dinner with Sam on 31 December 9998",
+        "dinner with Sam on ٨ May ٢٠٢٣",
+        "dinner with Sam " + "on 99 May 2023, 2023-02-30, " * 60,
+    ],
+    ids=["year-1", "year-9998", "arabic-indic-digits", "many-impossible-dates"],
+)
+def test_extreme_or_odd_dates_in_a_query_rank_without_an_error(alice_client, dinners, query):
+    results = recall(alice_client, query=query, limit=3)["results"]
+    assert len(results) == 3
+    assert all(0 <= result["score_components"]["time"] <= 1 for result in results)
