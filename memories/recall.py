@@ -209,6 +209,16 @@ term_weights AS MATERIALIZED (
     GROUP BY l.quoted, l.common
 ),"""
 
+# The memories next to `{of}.id` in the conversation (PRECEDED_BY either way) as `n.id`. Lateral,
+# so each is an index lookup: a join would let the planner hash every PRECEDED_BY edge of the table.
+NEXT_TO = """CROSS JOIN LATERAL (
+    SELECT a.target_id AS id FROM graph_association a
+    WHERE a.source_id = {of}.id AND a.relation_type = 'PRECEDED_BY'
+    UNION ALL
+    SELECT a.source_id FROM graph_association a
+    WHERE a.target_id = {of}.id AND a.relation_type = 'PRECEDED_BY'
+) n"""
+
 # Candidates gathered for a query: HNSW neighbours, per-term and all-terms full-text matches.
 GATHERED_BY_QUERY = """
 vector_hits AS (
@@ -252,21 +262,16 @@ relation_scores AS (
 ),"""
 
 SCORED_BY_QUERY = f"""
-step_one AS (
-    SELECT c.id AS of_id, a.target_id AS id, 1.0::float AS step FROM candidates c
-    JOIN graph_association a ON a.source_id = c.id AND a.relation_type = 'PRECEDED_BY'
-    UNION
-    SELECT c.id, a.source_id, 1.0::float FROM candidates c
-    JOIN graph_association a ON a.target_id = c.id AND a.relation_type = 'PRECEDED_BY'
+step_one AS MATERIALIZED (
+    SELECT c.id AS of_id, n.id, 1.0::float AS step FROM candidates c {NEXT_TO.format(of="c")}
 ),
-step_two AS (
-    SELECT x.of_id, a.target_id AS id, %(context_decay)s::float AS step FROM step_one x
-    JOIN graph_association a ON a.source_id = x.id AND a.relation_type = 'PRECEDED_BY'
-    WHERE a.target_id <> x.of_id
-    UNION
-    SELECT x.of_id, a.source_id, %(context_decay)s::float FROM step_one x
-    JOIN graph_association a ON a.target_id = x.id AND a.relation_type = 'PRECEDED_BY'
-    WHERE a.source_id <> x.of_id
+step_two AS (  -- a neighbour that is a candidate has its own rows in step_one; look up the others
+    SELECT x.of_id, y.id, %(context_decay)s::float AS step FROM step_one x
+    JOIN step_one y ON y.of_id = x.id
+    WHERE y.id <> x.of_id
+    UNION ALL
+    SELECT x.of_id, n.id, %(context_decay)s::float FROM step_one x {NEXT_TO.format(of="x")}
+    WHERE n.id <> x.of_id AND x.id NOT IN (SELECT id FROM candidates)
 ),
 neighbours AS (SELECT * FROM step_one UNION ALL SELECT * FROM step_two),
 pool AS (SELECT id FROM candidates UNION SELECT id FROM neighbours),
