@@ -13,8 +13,8 @@ newer memories first.
 Every variant is reported over all questions, per category, and on the odd (1st, 3rd, 5th) and
 even conversations separately: weights are chosen on one half and checked on the other. "service"
 is recall's formula with this checkout's settings and its candidate limits (nearest neighbours,
-the first `per_term` matches of each term, the first matches of all terms); the other variants
-rank every memory.
+the first `per_term` matches of each term, the first matches of all terms, the turns next to
+these); the other variants rank every memory.
 """
 
 import argparse
@@ -155,7 +155,8 @@ def context(base, decay):
 
 
 def candidates(conv, qi, terms, nearest, per_term):
-    """recall's candidates: nearest neighbours, first matches of each term and of all terms."""
+    """recall's candidates: nearest neighbours, first matches of each term and of all terms, and
+    the turns next to any of these."""
     mask = np.zeros(conv.n, bool)
     mask[np.argsort(-conv.cosine[qi])[:nearest]] = True
     every = None
@@ -165,6 +166,9 @@ def candidates(conv, qi, terms, nearest, per_term):
         every = set(ids.tolist()) if every is None else every & set(ids.tolist())
     if every:
         mask[sorted(every)[:per_term]] = True
+    matched = mask.copy()
+    mask[1:] |= matched[:-1]
+    mask[:-1] |= matched[1:]
     return mask
 
 

@@ -6,7 +6,8 @@ One pipeline, every result scored the same way:
    filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a selective filter cannot
    make it walk the whole index), the memories matching each query term (at most `per_term` per
    term; none for a term the table's statistics call common, whose matches would be a bitmap of
-   much of a large owner's memories), and those matching all terms;
+   much of a large owner's memories), those matching all terms, and the memories next to any of
+   these in the conversation (PRECEDED_BY either way) that pass the filters;
 3. one statement scores them (the components below) and ranks them: these are the seeds;
 4. with `expand_relations` / `expand_entities`, the graph step (`graph.queries.expansion`) returns
    the memories tagged with the query's entities and those reached over edges from the seeds,
@@ -49,8 +50,9 @@ with the vector alone, 0.569 with ts_rank_cd alone, 0.591 with vector + ½·ts_r
 ½·IDF share, 0.656 with 0.35·vector + 0.35·IDF share + 0.4·context (decay 0.7), and 0.675 with
 0.25·vector + 0.35·IDF share + 0.6·context (decay 0.85), the weights chosen on half of the
 conversations and confirmed on the other half; 0.1·time (the 79 of 760 questions that name a day
-or month) raised it to 0.699. BM25 instead of the IDF share, rank fusion, and
-pseudo-relevance feedback on either side did not help (bench/README.md).
+or month) raised it to 0.699, and the conversation neighbours among the candidates to 0.709.
+BM25 instead of the IDF share, rank fusion, and pseudo-relevance feedback on either side did not
+help (bench/README.md).
 """
 
 import json
@@ -219,19 +221,28 @@ NEXT_TO = """CROSS JOIN LATERAL (
     WHERE a.target_id = {of}.id AND a.relation_type = 'PRECEDED_BY'
 ) n"""
 
-# Candidates gathered for a query: HNSW neighbours, per-term and all-terms full-text matches.
-GATHERED_BY_QUERY = """
+# Candidates gathered for a query: HNSW neighbours, per-term and all-terms full-text matches, and
+# the memories next to those in the conversation, which the context component may lift: the reply
+# to a matching question often answers it.
+GATHERED_BY_QUERY = f"""
 vector_hits AS (
-    SELECT m.id FROM memories_memory m WHERE {filters}
+    SELECT m.id FROM memories_memory m WHERE {{filters}}
     ORDER BY m.embedding <=> %(vector)s::vector LIMIT %(candidates)s
 ),
 every_term_hits AS (
     SELECT m.id FROM memories_memory m, term_queries tq
-    WHERE {filters} AND m.search_vector @@ tq.every_term
+    WHERE {{filters}} AND m.search_vector @@ tq.every_term
     LIMIT %(per_term)s
 ),
-candidates AS (
+matched AS (
     SELECT id FROM vector_hits UNION SELECT id FROM term_hits UNION SELECT id FROM every_term_hits
+),
+candidates AS (
+    SELECT id FROM matched
+    UNION
+    SELECT m.id FROM matched x {NEXT_TO.format(of="x")}
+    JOIN memories_memory m ON m.id = n.id
+    WHERE {{filters}}
 ),"""
 # Candidates without a query: the newest (or, sorted by time ascending, the oldest).
 GATHERED_BY_TIME = """

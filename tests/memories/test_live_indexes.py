@@ -11,7 +11,7 @@ from tests.memories.conftest import recall
 pytestmark = pytest.mark.django_db
 
 
-GATHERING = {"vector_hits", "term_hits", "every_term_hits", "candidates"}
+GATHERING = {"vector_hits", "term_hits", "every_term_hits", "matched"}
 
 
 def recall_plan(client, **params):
@@ -32,8 +32,9 @@ def recall_plan(client, **params):
 
 
 def indexes(node, gathering_only, inside=False):
-    """The indexes the plan reads; with `gathering_only`, those of the CTEs that gather candidates
-    (the rows fetched by id afterwards may be archived neighbours, read through any index)."""
+    """The indexes the plan reads; with `gathering_only`, those of the CTEs that search for
+    candidates (the rows fetched by id afterwards, the matches' conversation neighbours among them,
+    may be archived, read through any index)."""
     inside = inside or node.get("Subplan Name", "").removeprefix("CTE ") in GATHERING
     found = {node["Index Name"]} if "Index Name" in node and (inside or not gathering_only) else set()
     for child in node.get("Plans", []):

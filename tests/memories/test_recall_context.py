@@ -80,3 +80,55 @@ def test_a_context_decay_above_one_stops_start_up_naming_the_variable():
 
     assert result.returncode != 0
     assert "MEMSITE_RECALL_CONTEXT_DECAY must be between 0 and 1 (got '2')" in result.stderr
+
+
+HIKES = [
+    f"Hiking in the {place} was the best part of the trip"
+    for place in [
+        "Alps", "Rockies", "Dolomites", "Pyrenees", "Andes", "Highlands", "Tatras", "Carpathians",
+        "Appalachians", "Cascades", "Sierra Nevada", "Lake District", "Black Forest", "Atlas Mountains",
+    ]
+]  # fmt: skip
+QUESTION = "Do you know a good place to go hiking near Denver?"
+REPLY = "Sure, take the number 3 bus to the end of the line"
+ASKED = "good place to go hiking near Denver"
+
+
+@pytest.fixture
+def reply_after_a_question(alice_client, run_jobs, settings):
+    """Fourteen hiking memories, then a question about hiking and a reply that shares nothing
+    with it; recall gathers ten nearest neighbours and ten matches per term."""
+    settings.RECALL_CANDIDATES = 10
+    ids = {}
+    for tag, turns in [("hikes", HIKES), ("chat-2", [QUESTION, REPLY])]:
+        response = alice_client.post(
+            "/memory/batch", {"memories": [{"content": turn, "tags": [tag]} for turn in turns]}, format="json"
+        )
+        assert response.status_code == 201, response.content
+        stored = [item["memory_id"] for item in response.json()["succeeded"]]
+        ids.update(zip(turns, stored, strict=True))
+        run_jobs()
+    return ids
+
+
+def test_the_reply_to_a_matching_turn_is_recalled_though_it_shares_nothing_with_the_query(
+    alice_client, reply_after_a_question
+):
+    question, reply = reply_after_a_question[QUESTION], reply_after_a_question[REPLY]
+    assert Association.objects.filter(
+        source_id=reply, target_id=question, relation_type="PRECEDED_BY"
+    ).exists()
+    results = recall(alice_client, query=ASKED, limit=50)["results"]
+    components = {r["id"]: r["score_components"] for r in results}
+    assert reply in components
+    nearer = [memory_id for memory_id, c in components.items() if c["vector"] > components[reply]["vector"]]
+    assert len(nearer) >= 10
+    assert components[reply]["keyword"] == 0
+    assert components[reply]["context"] > 0
+
+
+def test_a_neighbouring_turn_outside_the_filters_is_not_recalled(alice_client, reply_after_a_question):
+    question, reply = reply_after_a_question[QUESTION], reply_after_a_question[REPLY]
+    assert alice_client.patch(f"/memory/{reply}", {"tags": ["elsewhere"]}, format="json").status_code == 200
+    results = recall(alice_client, query=ASKED, tags="chat-2", limit=50)["results"]
+    assert [r["id"] for r in results] == [question]
