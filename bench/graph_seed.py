@@ -4,7 +4,10 @@
 
 The memories must exist already (bench.seed). Pairs are drawn uniformly among the user's
 memories (no self-links, one edge per source, target and type), with an authorable relation type
-and a strength in 0.3-1.0; they go into `graph_association` with COPY in one transaction. The graph
+and a strength in 0.3-1.0; they go into `graph_association` with COPY in one transaction.
+`--preceded-by` also links each memory to the one before it as enrichment does (`PRECEDED_BY` to
+the latest earlier memory with the same first tag, at most 7 days older): the edges recall's
+context component follows, which a conversation stored through the API has. The graph
 is then rebuilt with `manage.py graph_rebuild` (the same bulk SQL path users run), and
 `manage.py graph_check` confirms that tables and graph agree. The output times both.
 """
@@ -60,6 +63,24 @@ def random_edges(ids, count, random_seed):
     return [(source, target, kind, strength) for (source, target, kind), strength in chosen.items()]
 
 
+# One statement for all of the owner's memories, where enrichment looks up each new memory's
+# predecessor: ordered by (created_at, sequence) within the first tag, at most 7 days apart.
+PRECEDED_BY_SQL = """
+INSERT INTO graph_association (source_id, target_id, relation_type, strength, properties, origin,
+                               created_at, updated_at)
+SELECT id, previous, 'PRECEDED_BY', 0.5, '{"count": 1}', 'enrichment', now(), now()
+FROM (
+    SELECT id, created_at,
+           lag(id) OVER turns AS previous, lag(created_at) OVER turns AS previous_at
+    FROM memories_memory
+    WHERE owner_id = %s AND archived_at IS NULL
+    WINDOW turns AS (PARTITION BY COALESCE(tags[1], '') ORDER BY created_at, sequence)
+) chain
+WHERE previous IS NOT NULL AND created_at - previous_at <= interval '7 days'
+ON CONFLICT DO NOTHING
+"""
+
+
 def existing_keys(conn, owner_id):
     rows = conn.execute(
         "SELECT a.source_id, a.target_id, a.relation_type FROM graph_association a "
@@ -69,8 +90,11 @@ def existing_keys(conn, owner_id):
     return set(rows)
 
 
-def seed_associations(database_url=BENCH_DATABASE_URL, count=300_000, username="bench", random_seed=3):
-    """COPY `count` new associations for `username`, rebuild the graph, check it; return a report."""
+def seed_associations(
+    database_url=BENCH_DATABASE_URL, count=300_000, username="bench", random_seed=3, preceded_by=False
+):
+    """COPY `count` new associations for `username` (and with `preceded_by` the PRECEDED_BY chain),
+    rebuild the graph, check it; return a report."""
     started = time.perf_counter()
     with psycopg.connect(database_url) as conn:
         owner_id, ids = owner_memories(conn, username)
@@ -87,6 +111,7 @@ def seed_associations(database_url=BENCH_DATABASE_URL, count=300_000, username="
         ):
             for source, target, kind, strength in tqdm(edges, unit="association", desc="COPY associations"):
                 copy.write_row((ids[source], ids[target], TYPES[kind], strength, "{}", "user", now, now))
+        chained = conn.execute(PRECEDED_BY_SQL, [owner_id]).rowcount if preceded_by else 0
         conn.execute("ANALYZE graph_association")
     copy_seconds = time.perf_counter() - started
     log("Rebuilding the graph from the tables (manage.py graph_rebuild)")
@@ -97,7 +122,7 @@ def seed_associations(database_url=BENCH_DATABASE_URL, count=300_000, username="
         for table in ["memsite._ag_label_vertex", "memsite._ag_label_edge"]:
             conn.execute(f"ANALYZE {table}")
         conn.execute('ANALYZE memsite."Memory"')
-        for kind in TYPES:
+        for kind in [*TYPES, "PRECEDED_BY"] if preceded_by else TYPES:
             conn.execute(f'ANALYZE memsite."{kind}"')
         (total,) = conn.execute(
             "SELECT count(*) FROM graph_association a JOIN memories_memory m ON m.id = a.source_id "
@@ -112,6 +137,7 @@ def seed_associations(database_url=BENCH_DATABASE_URL, count=300_000, username="
         "owner": username,
         "memories": len(ids),
         "inserted_associations": len(edges),
+        "inserted_preceded_by": chained,
         "owner_associations": total,
         "seconds_copy": round(copy_seconds, 1),
         "seconds_graph_rebuild": round(rebuild_seconds, 1),
@@ -127,8 +153,11 @@ def main():
     parser.add_argument("--database-url", default=BENCH_DATABASE_URL)
     parser.add_argument("--user", default="bench", help="owner of the memories")
     parser.add_argument("--seed", type=int, default=3, help="random seed")
+    parser.add_argument(
+        "--preceded-by", action="store_true", help="also link each memory to the one before it (PRECEDED_BY)"
+    )
     args = parser.parse_args()
-    emit(seed_associations(args.database_url, args.count, args.user, args.seed))
+    emit(seed_associations(args.database_url, args.count, args.user, args.seed, args.preceded_by))
 
 
 if __name__ == "__main__":
