@@ -1,9 +1,11 @@
 """A real streaming replica of the test database: the embedded server's hot standby.
 
 The session starts it with `python -m memsite.embedded_db start --replica` (a pg_basebackup of
-the running server, once; later sessions reuse it) and adds it as the database alias `replica`,
-a test mirror of default: it is never created nor flushed, it receives the test database by
-streaming replication. Tests that use it commit (transaction=True), so what they store reaches it.
+the running server, once; later sessions reuse the copy), stops it at the end unless it was
+running before (a standby left running replays every later write: benchmarks run slower beside
+it), and adds it as the database alias `replica`, a test mirror of default: it is never created
+nor flushed, it receives the test database by streaming replication. Tests that use it commit
+(transaction=True), so what they store reaches it.
 """
 
 import os
@@ -66,6 +68,7 @@ def streaming_replica(django_db_setup, django_db_blocker):
     """Start the replica and add its alias (before pytest-django checks the test's databases)."""
     if os.environ.get("DATABASE_URL"):
         pytest.skip("the replica tests run against the embedded server (DATABASE_URL is set)")
+    was_running = embedded_db.REPLICA.running()
     embedded("start")
     primary = connections[DEFAULT_DB_ALIAS].settings_dict
     connections.settings[ALIAS] = {
@@ -79,6 +82,8 @@ def streaming_replica(django_db_setup, django_db_blocker):
         caught_up()
     yield ALIAS
     connections[ALIAS].close()
+    if not was_running:
+        embedded("stop")
 
 
 @pytest.fixture
