@@ -34,6 +34,7 @@ from bench.client import emit, log, machine
 from bench.locomo import CATEGORIES, DEFAULT_PATH, EVIDENCE, LOCOMO_DATABASE_URL, load, session_time
 
 DAY = 86400
+QUESTION = re.compile(r"[?？؟]\s*$")  # recall's `statement` is 0 for these
 
 LEXEMES_SQL = """
 SELECT t.i, l.lexeme, coalesce(array_length(l.positions, 1), 1)
@@ -110,6 +111,7 @@ class Conversation:
         }
         self.doc_lexemes = data["doc_lexemes"]
         self.length = np.array([sum(x.values()) for x in data["doc_lexemes"]], float)
+        self.statement = np.array([0.0 if QUESTION.search(d["content"]) else 1.0 for d in self.docs])
 
     def terms(self, qi, limit=16):
         """The query's distinct lexemes in the order unnest(tsvector) gives them, at most `limit`."""
@@ -183,14 +185,29 @@ def nearness(conv, qi):
     return np.exp(-np.minimum(50, days / TIME_DAYS))
 
 
-def linear(w_vector, w_keyword, w_context, decay, keyword=idf_share, normalise=False, limited=None, w_time=0):
+def linear(
+    w_vector,
+    w_keyword,
+    w_context,
+    decay,
+    keyword=idf_share,
+    normalise=False,
+    limited=None,
+    w_time=0,
+    w_statement=0,
+):
     def score(conv, qi):
         terms = conv.terms(qi)
         vector, kw = np.maximum(0, conv.cosine[qi]), keyword(conv, terms)
         if normalise:
             vector, kw = by_max(vector), by_max(kw)
         base = w_vector * vector + w_keyword * kw
-        final = base + w_context * context(base, decay) + w_time * nearness(conv, qi)
+        final = (
+            base
+            + w_context * context(base, decay)
+            + w_time * nearness(conv, qi)
+            + w_statement * conv.statement
+        )
         if limited:
             final = np.where(candidates(conv, qi, terms, *limited), final, -np.inf)
         return final
@@ -279,9 +296,10 @@ def variants():
     current = linear(*shipped)
     return {
         "service (this checkout's settings, its candidates)": linear(
-            *shipped, limited=limits, w_time=weights["time"]
+            *shipped, limited=limits, w_time=weights["time"], w_statement=weights["statement"]
         ),
-        "same without the time component": linear(*shipped, limited=limits),
+        "same without the statement component": linear(*shipped, limited=limits, w_time=weights["time"]),
+        "same without the time component either": linear(*shipped, limited=limits),
         "vector only": lambda conv, qi: conv.cosine[qi],
         "IDF share only": lambda conv, qi: idf_share(conv, conv.terms(qi)),
         "BM25 only (k1 0.9, b 0.4)": lambda conv, qi: bm25(conv, conv.terms(qi)),

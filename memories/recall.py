@@ -22,7 +22,7 @@ when the caller may read from one, else the primary.
 
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
-        + w_context·context + w_time·time
+        + w_context·context + w_time·time + w_statement·statement
 with the weights of `settings.RECALL_WEIGHTS`.
 
 keyword = the IDF-weighted share of the query's terms the memory contains. The IDF of a term is
@@ -40,6 +40,10 @@ time = 1 for a memory whose time falls in the calendar day or month the query's 
 days outside it, 0 when the query names no date: "what did we decide on 3 March 2024?" favours
 what happened that day without excluding the rest (a `time_query` range would exclude it).
 
+statement = 0 for a memory whose content ends with a question mark (?, ？ or ؟), 1 otherwise: a
+question that matches the query is evidence for the turns around it (its context passes on in
+full) more than an answer itself.
+
 relation = Σ strength × importance × relevance of the memory at the other end, over the edges the
 graph step followed from the memory to a seed of the expansion, capped at 1 (0 without expansion);
 relevance is that memory's vector similarity to the query (1 without a query), so a link to a
@@ -50,9 +54,9 @@ with the vector alone, 0.569 with ts_rank_cd alone, 0.591 with vector + ½·ts_r
 ½·IDF share, 0.656 with 0.35·vector + 0.35·IDF share + 0.4·context (decay 0.7), and 0.675 with
 0.25·vector + 0.35·IDF share + 0.6·context (decay 0.85), the weights chosen on half of the
 conversations and confirmed on the other half; 0.1·time (the 79 of 760 questions that name a day
-or month) raised it to 0.699, and the conversation neighbours among the candidates to 0.709.
-BM25 instead of the IDF share, rank fusion, and pseudo-relevance feedback on either side did not
-help (bench/README.md).
+or month) raised it to 0.699, the conversation neighbours among the candidates to 0.709, and
+0.04·statement to 0.717. BM25 instead of the IDF share, rank fusion, and pseudo-relevance
+feedback on either side did not help (bench/README.md).
 """
 
 import json
@@ -70,6 +74,7 @@ from memsite import replicas
 
 COMPONENTS = [
     "vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context", "time",
+    "statement",
 ]  # fmt: skip
 RECENCY_DAYS = 180
 TIME_DAYS = 3
@@ -170,6 +175,7 @@ TIME = (
     "EXTRACT(EPOCH FROM (%(named_start)s::timestamptz - m.created_at)), "
     "EXTRACT(EPOCH FROM (m.created_at - %(named_end)s::timestamptz)))::float / 86400 / %(time_days)s)) END"
 )
+STATEMENT = "CASE WHEN m.content ~ '[?？؟][[:space:]]*$' THEN 0.0 ELSE 1.0 END::float"
 CONTEXT_COLUMNS = "m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at, m.sequence"
 
 # Query terms and their IDF weights (the filters decide the document frequencies). A term the
@@ -303,7 +309,8 @@ context_scores AS (
 scored AS MATERIALIZED (
     SELECT b.id, b.vector, b.keyword, COALESCE(cs.context, 0)::float AS context,
            COALESCE(rs.relation, 0)::float AS relation,
-           {{tag_score}} AS tag, {RECENCY} AS recency, {TIME} AS time, {CONTEXT_COLUMNS}
+           {{tag_score}} AS tag, {RECENCY} AS recency, {TIME} AS time, {STATEMENT} AS statement,
+           {CONTEXT_COLUMNS}
     FROM candidates c JOIN base b ON b.id = c.id JOIN memories_memory m ON m.id = c.id
     LEFT JOIN context_scores cs ON cs.id = c.id
     LEFT JOIN relation_scores rs ON rs.id = c.id
@@ -313,7 +320,8 @@ SCORED_WITHOUT_QUERY = f"""{{relation}}
 scored AS MATERIALIZED (
     SELECT m.id, 0.0::float AS vector, 0.0::float AS keyword, 0.0::float AS context,
            COALESCE(rs.relation, 0)::float AS relation,
-           {{tag_score}} AS tag, {RECENCY} AS recency, 0.0::float AS time, {CONTEXT_COLUMNS}
+           {{tag_score}} AS tag, {RECENCY} AS recency, 0.0::float AS time, {STATEMENT} AS statement,
+           {CONTEXT_COLUMNS}
     FROM candidates c JOIN memories_memory m ON m.id = c.id
     LEFT JOIN relation_scores rs ON rs.id = c.id
 )"""
@@ -322,7 +330,8 @@ RANKED = """,
 fused AS (
     SELECT s.*, %(w_vector)s * s.vector + %(w_keyword)s * s.keyword + %(w_relation)s * s.relation
                 + %(w_tag)s * s.tag + %(w_importance)s * s.importance + %(w_confidence)s * s.confidence
-                + %(w_recency)s * s.recency + %(w_context)s * s.context + %(w_time)s * s.time AS final
+                + %(w_recency)s * s.recency + %(w_context)s * s.context + %(w_time)s * s.time
+                + %(w_statement)s * s.statement AS final
     FROM scored s
 ),
 ranked AS (
@@ -331,7 +340,8 @@ ranked AS (
 top AS (
     SELECT r.* FROM ranked r ORDER BY {rank_order} LIMIT %(limit)s
 )
-SELECT {columns}, r.vector, r.keyword, r.relation, r.context, r.tag, r.recency, r.time, r.final, r.rank_score
+SELECT {columns}, r.vector, r.keyword, r.relation, r.context, r.tag, r.recency, r.time, r.statement,
+       r.final, r.rank_score
 FROM top r JOIN memories_memory m ON m.id = r.id
 ORDER BY {order}
 """

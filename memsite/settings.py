@@ -251,6 +251,7 @@ RECALL_WEIGHTS = {
     "recency": env_float("MEMSITE_RECALL_WEIGHT_RECENCY", 0.10, 0, 1),
     "context": env_float("MEMSITE_RECALL_WEIGHT_CONTEXT", 0.6, 0, 1),
     "time": env_float("MEMSITE_RECALL_WEIGHT_TIME", 0.1, 0, 1),
+    "statement": env_float("MEMSITE_RECALL_WEIGHT_STATEMENT", 0.04, 0, 1),
 }
 # The context a memory inherits from a PRECEDED_BY neighbour two steps away counts this much of
 # what it inherits from one a step away.

@@ -70,6 +70,7 @@ class ScoreComponentsSerializer(serializers.Serializer):
     recency = serializers.FloatField()
     context = serializers.FloatField()
     time = serializers.FloatField()
+    statement = serializers.FloatField()
 
 
 class RelationSerializer(serializers.Serializer):

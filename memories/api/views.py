@@ -241,9 +241,9 @@ class RecallView(APIView):
 
     @extend_schema(
         summary="Hybrid recall",
-        description="Vector (HNSW) and full-text candidates fused into one score: "
-        "vector, keyword, relation, tag, importance, confidence, recency and context, "
-        "with configurable weights.",
+        description="Vector (HNSW) and full-text candidates, and the memories next to them in the "
+        f"conversation, fused into one score: {', '.join(recall.COMPONENTS[:-1])} and "
+        f"{recall.COMPONENTS[-1]}, with configurable weights.",
         parameters=parameters(RECALL),
         responses=s.RecallResponseSerializer,
     )

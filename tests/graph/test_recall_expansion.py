@@ -2,6 +2,7 @@ import factory
 import pytest
 
 from graph.models import Association
+from memories.recall import COMPONENTS
 from tests.factories import AssociationFactory, MemoryFactory
 
 
@@ -151,7 +152,7 @@ def test_an_expanded_memory_is_scored_as_it_would_be_as_a_seed(alice, alice_clie
     seeded = {r["id"]: r for r in recall(alice_client, limit=3).json()["results"]}
     assert expanded[str(b.pk)]["match_type"] == "relation"
     assert seeded[str(b.pk)]["match_type"] != "relation"
-    for name in ("vector", "keyword", "context", "tag", "importance", "confidence", "recency", "time"):
+    for name in set(COMPONENTS) - {"relation"}:
         assert expanded[str(b.pk)]["score_components"][name] == pytest.approx(
             seeded[str(b.pk)]["score_components"][name]
         )

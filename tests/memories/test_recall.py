@@ -51,6 +51,7 @@ def test_result_shape(alice_client, facts):
         "recency",
         "context",
         "time",
+        "statement",
     }
     assert first["match_type"] in {"vector", "keyword"}
     assert first["relations"] == []
