@@ -1,6 +1,7 @@
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from procrastinate.contrib.django import app
+from procrastinate.periodic import PeriodicRegistry
 from rest_framework.test import APIClient
 
 from graph import age
@@ -77,8 +78,15 @@ def run_jobs(transactional_db):
     """
 
     def run(**options):
-        with app.replace_connector(app.connector.get_worker_connector()):
-            app.run_worker(wait=False, install_signal_handlers=False, listen_notify=False, **options)
+        with app.replace_connector(app.connector.get_worker_connector()) as worker_app:
+            # Without the schedules, or a suite run at 03:30 would see the nightly consolidation too.
+            schedules, worker_app.periodic_registry = worker_app.periodic_registry, PeriodicRegistry()
+            try:
+                worker_app.run_worker(
+                    wait=False, install_signal_handlers=False, listen_notify=False, **options
+                )
+            finally:
+                worker_app.periodic_registry = schedules
 
     # Worker threads close their connections after each job, so none outlives the test database.
     database = connections.settings[DEFAULT_DB_ALIAS]

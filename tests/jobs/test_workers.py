@@ -28,10 +28,17 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 
 def worker(*args):
-    """`manage.py procrastinate worker` in its own process, on the test database."""
+    """`manage.py procrastinate worker` in its own process, on the test database, without the
+    nightly schedules (a suite run at their hour would see their runs too)."""
     db = connection.settings_dict
     url = f"postgres://{db['USER']}@{db['HOST']}:{db['PORT']}/{db['NAME']}"
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "memsite.settings", "DATABASE_URL": url}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "memsite.settings",
+        "DATABASE_URL": url,
+        "MEMSITE_CONSOLIDATION_CRON": "",
+        "MEMSITE_DETECTION_CRON": "",
+    }
     return subprocess.Popen(
         [sys.executable, "manage.py", "procrastinate", "worker", *args],
         cwd=ROOT,
