@@ -1,4 +1,5 @@
 import pytest
+from django.db import connection, transaction
 
 from tests.factories import MemoryFactory
 
@@ -7,6 +8,30 @@ def recall(client, **params):
     response = client.get("/recall", params)
     assert response.status_code == 200, response.json()
     return response.json()
+
+
+def recall_plan(client, **params):
+    """EXPLAIN (JSON) of the recall statement one GET /recall runs, sequential scans ruled out."""
+    statements = []
+
+    def keep(execute, sql, sql_params, many, context):
+        statements.append((sql, sql_params))
+        return execute(sql, sql_params, many, context)
+
+    with connection.execute_wrapper(keep):
+        recall(client, **params)
+    sql, sql_params = next(s for s in statements if "candidates AS" in s[0])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")
+        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, sql_params)
+        return cursor.fetchone()[0][0]["Plan"]
+
+
+def plan_nodes(node):
+    """Every node of an EXPLAIN (FORMAT JSON) plan, from `recall_plan`."""
+    yield node
+    for child in node.get("Plans", []):
+        yield from plan_nodes(child)
 
 
 def recalled_contents(client, **params):

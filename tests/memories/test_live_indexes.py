@@ -2,33 +2,16 @@
 owner's archive never costs a recall a heap row; recall with `include_archived` ranks without them."""
 
 import pytest
-from django.db import connection, transaction
+from django.db import connection
 
 from memories.models import Memory
 from tests.factories import MemoryFactory
-from tests.memories.conftest import recall
+from tests.memories.conftest import recall_plan
 
 pytestmark = pytest.mark.django_db
 
 
 GATHERING = {"vector_hits", "term_hits", "every_term_hits", "matched"}
-
-
-def recall_plan(client, **params):
-    """EXPLAIN (JSON) of the recall statement one GET /recall runs, sequential scans ruled out."""
-    statements = []
-
-    def keep(execute, sql, sql_params, many, context):
-        statements.append((sql, sql_params))
-        return execute(sql, sql_params, many, context)
-
-    with connection.execute_wrapper(keep):
-        recall(client, **params)
-    sql, sql_params = next(s for s in statements if "candidates AS" in s[0])
-    with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute("SET LOCAL enable_seqscan = off")
-        cursor.execute("EXPLAIN (FORMAT JSON) " + sql, sql_params)
-        return cursor.fetchone()[0][0]["Plan"]
 
 
 def indexes(node, gathering_only, inside=False):

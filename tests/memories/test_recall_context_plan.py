@@ -7,16 +7,9 @@ from django.db import connection
 
 from graph.models import Association
 from tests.factories import MemoryFactory
-from tests.memories.test_live_indexes import recall_plan
+from tests.memories.conftest import plan_nodes, recall_plan
 
 pytestmark = pytest.mark.django_db
-
-
-def scans(node, table):
-    found = [node] if node.get("Relation Name") == table else []
-    for child in node.get("Plans", []):
-        found += scans(child, table)
-    return found
 
 
 def test_recall_looks_up_the_conversation_edges_of_each_candidate_by_index(alice, alice_client):
@@ -28,6 +21,7 @@ def test_recall_looks_up_the_conversation_edges_of_each_candidate_by_index(alice
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory")
         cursor.execute("ANALYZE graph_association")
-    edges = scans(recall_plan(alice_client, query="billing"), "graph_association")
+    plan = recall_plan(alice_client, query="billing")
+    edges = [node for node in plan_nodes(plan) if node.get("Relation Name") == "graph_association"]
     assert edges
     assert all(node["Node Type"].startswith("Index") and node.get("Index Cond") for node in edges), edges
