@@ -5,6 +5,7 @@ import pytest
 
 from tests.factories import MemoryFactory
 from tests.memories.conftest import recall
+from tests.startup import start_with
 
 pytestmark = pytest.mark.django_db
 
@@ -19,6 +20,9 @@ pytestmark = pytest.mark.django_db
         ("Did you see the car? It is on level 3.", 1.0),
         ("The car is on level 3.", 1.0),
         ("The car is on level 3", 1.0),
+        ("?", 0.0),
+        ("Is it on level 3? 🙂", 1.0),
+        ("Level 3?!", 1.0),
     ],
 )
 def test_a_memory_ending_with_a_question_mark_is_no_statement(alice, alice_client, content, statement):
@@ -36,3 +40,11 @@ def test_a_statement_outranks_the_same_words_asked_as_a_question(alice, alice_cl
     settings.RECALL_WEIGHTS = {**settings.RECALL_WEIGHTS, "statement": 0.0}
     results = recall(alice_client, query="where is the car parked", limit=2)["results"]
     assert [r["id"] for r in results] == [str(asked.pk), str(stated.pk)]
+
+
+@pytest.mark.parametrize("value", ["-0.1", "1.5", "often"])
+def test_a_statement_weight_out_of_range_stops_start_up_naming_the_variable(value):
+    result = start_with(MEMSITE_RECALL_WEIGHT_STATEMENT=value)
+
+    assert result.returncode != 0
+    assert "MEMSITE_RECALL_WEIGHT_STATEMENT" in result.stderr
