@@ -4,7 +4,9 @@ import pytest
 from django.utils import timezone
 
 from graph.models import Association
+from tests.conftest import client_for
 from tests.memories.conftest import recall
+from tests.memories.test_races import _race
 from tests.startup import start_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -132,3 +134,19 @@ def test_a_neighbouring_turn_outside_the_filters_is_not_recalled(alice_client, r
     assert alice_client.patch(f"/memory/{reply}", {"tags": ["elsewhere"]}, format="json").status_code == 200
     results = recall(alice_client, query=ASKED, tags="chat-2", limit=50)["results"]
     assert [r["id"] for r in results] == [question]
+
+
+def test_recalls_racing_with_the_deletion_of_a_reply_and_its_question_answer_without_error(
+    alice, alice_client, reply_after_a_question
+):
+    question, reply = reply_after_a_question[QUESTION], reply_after_a_question[REPLY]
+    clients = [client_for(alice) for _ in range(5)]
+    operations = [
+        ("delete", f"/memory/{reply}", None),
+        ("post", f"/memory/{question}/archive", None),
+        *[("get", "/recall", {"query": ASKED, "limit": 50})] * 3,
+    ]
+    statuses = _race(clients, operations)
+    assert statuses == [200] * 5
+    results = recall(alice_client, query=ASKED, limit=50)["results"]
+    assert {reply, question}.isdisjoint(r["id"] for r in results)
