@@ -33,7 +33,9 @@ counts less than a rare word; a common term (`RECALL_COMMON_TERM_MATCHES`) count
 context = max over the memory's PRECEDED_BY neighbours n (either direction; one step weighs 1,
 two steps `RECALL_CONTEXT_DECAY`) of step·(w_vector·vector(n) + w_keyword·keyword(n)), 0 without
 neighbours: a turn of a conversation inherits the evidence of the turns next to it. Neighbours
-count whatever the recall's filters, as long as they are the owner's and not archived.
+count whatever the recall's filters, as long as they are the owner's and not archived; those
+read are the memories within two steps of a match (the neighbours of a matching memory, all of
+them; of a candidate next to one, those no more than two steps from the match).
 
 time = 1 for a memory whose time falls in the calendar day or month the query's text names ("on
 8 May 2023", "May 8, 2023", "in May 2023"; `time_query.named_in`), e^(−d / TIME_DAYS) for one d
@@ -176,7 +178,6 @@ TIME = (
     "EXTRACT(EPOCH FROM (m.created_at - %(named_end)s::timestamptz)))::float / 86400 / %(time_days)s)) END"
 )
 STATEMENT = "CASE WHEN m.content ~ '[?？؟][[:space:]]*$' THEN 0.0 ELSE 1.0 END::float"
-CONTEXT_COLUMNS = "m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at, m.sequence"
 
 # Query terms and their IDF weights (the filters decide the document frequencies). A term the
 # table's statistics (ANALYZE) estimate in at least RECALL_COMMON_TERM_MATCHES memories is common:
@@ -227,38 +228,31 @@ NEXT_TO = """CROSS JOIN LATERAL (
     WHERE a.target_id = {of}.id AND a.relation_type = 'PRECEDED_BY'
 ) n"""
 
-# Candidates gathered for a query: HNSW neighbours, per-term and all-terms full-text matches, and
-# the memories next to those in the conversation, which the context component may lift: the reply
-# to a matching question often answers it.
-GATHERED_BY_QUERY = f"""
+# Memories gathered for a query: HNSW neighbours, per-term and all-terms full-text matches. The
+# memories next to these in the conversation join them as candidates when they pass the filters
+# (SCORED_BY_QUERY): the reply to a matching question often answers it.
+GATHERED_BY_QUERY = """
 vector_hits AS (
-    SELECT m.id FROM memories_memory m WHERE {{filters}}
+    SELECT m.id FROM memories_memory m WHERE {filters}
     ORDER BY m.embedding <=> %(vector)s::vector LIMIT %(candidates)s
 ),
 every_term_hits AS (
     SELECT m.id FROM memories_memory m, term_queries tq
-    WHERE {{filters}} AND m.search_vector @@ tq.every_term
+    WHERE {filters} AND m.search_vector @@ tq.every_term
     LIMIT %(per_term)s
 ),
-matched AS (
+matched AS MATERIALIZED (
     SELECT id FROM vector_hits UNION SELECT id FROM term_hits UNION SELECT id FROM every_term_hits
-),
-candidates AS (
-    SELECT id FROM matched
-    UNION
-    SELECT m.id FROM matched x {NEXT_TO.format(of="x")}
-    JOIN memories_memory m ON m.id = n.id
-    WHERE {{filters}}
 ),"""
-# Candidates without a query: the newest (or, sorted by time ascending, the oldest).
+# Memories gathered without a query: the newest (or, sorted by time ascending, the oldest).
 GATHERED_BY_TIME = """
-candidates AS (
+matched AS (
     SELECT m.id FROM memories_memory m WHERE {filters}
     ORDER BY m.created_at {direction}, m.sequence {direction} LIMIT %(candidates)s
 ),"""
-# Candidates given: the seeds and the memories the graph step reached from them.
+# Memories given: the seeds and the memories the graph step reached from them.
 GIVEN = """
-candidates AS (
+matched AS MATERIALIZED (
     SELECT m.id FROM memories_memory m
     WHERE m.id = ANY(%(ids)s::uuid[]) AND {filters}
       AND (m.id = ANY(%(kept)s::uuid[]) OR m.importance >= %(expand_min_importance)s)
@@ -272,34 +266,50 @@ RELATION = """
 relation_scores AS (
     SELECT e.id, LEAST(1, sum(e.strength * o.importance * {relevance}))::float AS relation
     FROM jsonb_to_recordset(%(edges)s::jsonb) AS e(id uuid, other uuid, strength float)
-    JOIN candidates c ON c.id = e.other JOIN memories_memory o ON o.id = e.other
-    {join}
+    JOIN candidates c ON c.id = e.other JOIN {others} o ON o.id = e.other
     WHERE e.other = ANY(%(kept)s::uuid[])
     GROUP BY e.id
 ),"""
 
+# Every component but context and relation, of the memory `m`.
+COMPONENTS_OF_M = f"""{{tag_score}} AS tag, {RECENCY} AS recency, {{time}} AS time, {STATEMENT} AS statement,
+           m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at, m.sequence"""
+
+# The conversation around the matched memories, each edge looked up once from the memory it
+# leaves: the matches' edges, then those of the `ring` one step from a match (with
+# `ring_candidates`, the ring's memories that pass the filters are candidates too). Every memory
+# within two steps of a match is read once, in `base`; a ring candidate's context reaches no
+# further (on the LoCoMo dev conversations that changed no recall@5).
 SCORED_BY_QUERY = f"""
 step_one AS MATERIALIZED (
-    SELECT c.id AS of_id, n.id, 1.0::float AS step FROM candidates c {NEXT_TO.format(of="c")}
+    SELECT x.id AS of_id, n.id FROM matched x {NEXT_TO.format(of="x")}
 ),
-step_two AS (  -- a neighbour that is a candidate has its own rows in step_one; look up the others
-    SELECT x.of_id, y.id, %(context_decay)s::float AS step FROM step_one x
-    JOIN step_one y ON y.of_id = x.id
-    WHERE y.id <> x.of_id
-    UNION ALL
-    SELECT x.of_id, n.id, %(context_decay)s::float FROM step_one x {NEXT_TO.format(of="x")}
-    WHERE n.id <> x.of_id AND x.id NOT IN (SELECT id FROM candidates)
+ring AS MATERIALIZED (
+    SELECT DISTINCT id FROM step_one WHERE id NOT IN (SELECT id FROM matched)
 ),
-neighbours AS (SELECT * FROM step_one UNION ALL SELECT * FROM step_two),
-pool AS (SELECT id FROM candidates UNION SELECT id FROM neighbours),
+step_two AS MATERIALIZED (
+    SELECT x.id AS of_id, n.id FROM ring x {NEXT_TO.format(of="x")}
+),
+edges AS MATERIALIZED (SELECT * FROM step_one UNION ALL SELECT * FROM step_two),
 base AS MATERIALIZED (
-    SELECT m.id,
+    SELECT m.id, ({{filters}}) AS eligible, m.archived_at IS NULL AS live,
            GREATEST(0, 1 - (m.embedding <=> %(vector)s::vector)) AS vector,
            COALESCE((SELECT sum(w.idf) FILTER (WHERE m.search_vector @@ w.term) / sum(w.idf)
                      FROM term_weights w), 0)::float AS keyword,
-           m.archived_at IS NULL AS live
+           {COMPONENTS_OF_M}
     FROM memories_memory m
-    WHERE m.id = ANY(ARRAY(SELECT id FROM pool)) AND m.owner_id = %(owner)s
+    WHERE m.id = ANY(ARRAY(SELECT id FROM matched UNION SELECT id FROM edges)) AND m.owner_id = %(owner)s
+),
+candidates AS MATERIALIZED (
+    SELECT id FROM matched
+    UNION
+    SELECT b.id FROM ring r JOIN base b ON b.id = r.id WHERE b.eligible AND %(ring_candidates)s
+),
+neighbours AS (
+    SELECT e.of_id, e.id, 1.0::float AS step FROM edges e WHERE e.of_id IN (SELECT id FROM candidates)
+    UNION ALL
+    SELECT x.of_id, y.id, %(context_decay)s::float FROM edges x JOIN edges y ON y.of_id = x.id
+    WHERE x.of_id IN (SELECT id FROM candidates) AND y.id <> x.of_id
 ),
 context_scores AS (
     SELECT x.of_id AS id, max(x.step * (%(w_vector)s * n.vector + %(w_keyword)s * n.keyword)) AS context
@@ -308,20 +318,18 @@ context_scores AS (
 ),{{relation}}
 scored AS MATERIALIZED (
     SELECT b.id, b.vector, b.keyword, COALESCE(cs.context, 0)::float AS context,
-           COALESCE(rs.relation, 0)::float AS relation,
-           {{tag_score}} AS tag, {RECENCY} AS recency, {TIME} AS time, {STATEMENT} AS statement,
-           {CONTEXT_COLUMNS}
-    FROM candidates c JOIN base b ON b.id = c.id JOIN memories_memory m ON m.id = c.id
+           COALESCE(rs.relation, 0)::float AS relation, b.tag, b.recency, b.time, b.statement,
+           b.importance, b.confidence, b.quality_score, b.quality_relevance, b.created_at, b.sequence
+    FROM candidates c JOIN base b ON b.id = c.id
     LEFT JOIN context_scores cs ON cs.id = c.id
     LEFT JOIN relation_scores rs ON rs.id = c.id
 )"""
 
-SCORED_WITHOUT_QUERY = f"""{{relation}}
+SCORED_WITHOUT_QUERY = f"""
+candidates AS (SELECT id FROM matched),{{relation}}
 scored AS MATERIALIZED (
     SELECT m.id, 0.0::float AS vector, 0.0::float AS keyword, 0.0::float AS context,
-           COALESCE(rs.relation, 0)::float AS relation,
-           {{tag_score}} AS tag, {RECENCY} AS recency, 0.0::float AS time, {STATEMENT} AS statement,
-           {CONTEXT_COLUMNS}
+           COALESCE(rs.relation, 0)::float AS relation, {COMPONENTS_OF_M}
     FROM candidates c JOIN memories_memory m ON m.id = c.id
     LEFT JOIN relation_scores rs ON rs.id = c.id
 )"""
@@ -376,27 +384,33 @@ def _orders(options):
 
 
 def _statement(options, given):
-    """The one recall statement: candidates (gathered, or `given` by the graph step) → scores → ranking."""
+    """The one recall statement: memories gathered (or `given` by the graph step) → candidates →
+    scores → ranking."""
     filters = _filters(options, with_tags=not given or options.expand_respect_tags)
     if given:
-        candidates = GIVEN.format(filters=filters)
+        matched = GIVEN.format(filters=filters)
     elif options.query:
-        candidates = GATHERED_BY_QUERY.format(filters=filters)
+        matched = GATHERED_BY_QUERY.format(filters=filters)
     else:
         direction = "ASC" if options.sort == "time_asc" else "DESC"
-        candidates = GATHERED_BY_TIME.format(filters=filters, direction=direction)
-    scored = SCORED_BY_QUERY if options.query else SCORED_WITHOUT_QUERY
-    terms = QUERY_TERMS.format(filters=_filters(options)) if options.query else ""
+        matched = GATHERED_BY_TIME.format(filters=filters, direction=direction)
     rank_order, order = _orders(options)
     ranked = RANKED.format(
         columns=MEMORY_COLUMNS, rank_score=_rank_score(options), rank_order=rank_order, order=order
     )
     if options.query:
-        relation = RELATION.format(relevance="b.vector", join="JOIN base b ON b.id = e.other")
+        terms = QUERY_TERMS.format(filters=_filters(options))
+        relation = RELATION.format(relevance="o.vector", others="base")
+        scored = SCORED_BY_QUERY.format(
+            filters=filters, relation=relation, tag_score=_tag_score(options), time=TIME
+        )
     else:
-        relation = RELATION.format(relevance="1.0", join="")
-    scored = scored.format(tag_score=_tag_score(options), relation=relation)
-    return f"WITH {terms}{candidates}{scored}{ranked}"
+        terms = ""
+        relation = RELATION.format(relevance="1.0", others="memories_memory")
+        scored = SCORED_WITHOUT_QUERY.format(
+            relation=relation, tag_score=_tag_score(options), time="0.0::float"
+        )
+    return f"WITH {terms}{matched}{scored}{ranked}"
 
 
 def _params(user, options, vector, given=None):
@@ -428,6 +442,7 @@ def _params(user, options, vector, given=None):
         "named_end": named_end,
         "time_days": TIME_DAYS,
         "context_decay": settings.RECALL_CONTEXT_DECAY,
+        "ring_candidates": not given.ids,
         "limit": options.limit + (options.expansion_limit if given.ids else 0),
         "ids": given.ids,
         "kept": given.kept,
