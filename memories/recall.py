@@ -1,7 +1,8 @@
 """Hybrid recall: vector and full-text candidates, fused and scored in one SQL statement.
 
 One pipeline, every result scored the same way:
-1. embed the query (outside the transaction);
+1. embed the query (outside the transaction), then read its terms: their IDF weights and first
+   matches (`QUERY_TERMS`), once for every scoring of the recall;
 2. candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, iterative scan so owner and
    filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a selective filter cannot
    make it walk the whole index), the memories matching each query term (at most `per_term` per
@@ -179,13 +180,15 @@ TIME = (
 )
 STATEMENT = "CASE WHEN m.content ~ '[?？؟][[:space:]]*$' THEN 0.0 ELSE 1.0 END::float"
 
-# Query terms and their IDF weights (the filters decide the document frequencies). A term the
-# table's statistics (ANALYZE) estimate in at least RECALL_COMMON_TERM_MATCHES memories is common:
-# it is not searched for candidates of its own (its matches would be a bitmap of a large part of a
-# large owner's memories, a recall's costliest step, to keep `per_term` arbitrary ones) and weighs
-# as a term matching `per_term` memories, as its collection-wide frequency says.
+# The query's terms, each with its IDF weight and its first matches (the filters decide the
+# document frequencies): a statement of its own, run once per recall, whose answer both scorings
+# of an expanded recall take. A term the table's statistics (ANALYZE) estimate in at least
+# RECALL_COMMON_TERM_MATCHES memories is common: it is not searched for candidates of its own (its
+# matches would be a bitmap of a large part of a large owner's memories, a recall's costliest
+# step, to keep `per_term` arbitrary ones) and weighs as a term matching `per_term` memories, as
+# its collection-wide frequency says.
 QUERY_TERMS = f"""
-common_lexemes AS (
+WITH common_lexemes AS (
     SELECT c.elem FROM pg_stats s,
          unnest(s.most_common_elems::text::text[], s.most_common_elem_freqs) AS c(elem, share)
     WHERE s.schemaname = current_schema() AND s.tablename = 'memories_memory'
@@ -199,10 +202,6 @@ lexemes AS (
     FROM unnest(to_tsvector(%(config)s::regconfig, regexp_replace(%(query)s, %(cjk)s, ' \\1 ', 'g')))
     LIMIT %(max_terms)s
 ),
-term_queries AS (
-    SELECT array_to_string(array_agg(quoted), ' & ')::tsquery AS every_term
-    FROM lexemes
-),
 term_hits AS (
     SELECT lexemes.quoted, hit.id FROM lexemes CROSS JOIN LATERAL (
         SELECT m.id FROM memories_memory m
@@ -210,13 +209,13 @@ term_hits AS (
         LIMIT %(per_term)s
     ) hit
     WHERE NOT lexemes.common
-),
-term_weights AS MATERIALIZED (
-    SELECT l.quoted::tsquery AS term,
-           ln(1 + %(idf_scale)s / (CASE WHEN l.common THEN %(per_term)s ELSE count(h.id) END + 0.5)) AS idf
-    FROM lexemes l LEFT JOIN term_hits h ON h.quoted = l.quoted
-    GROUP BY l.quoted, l.common
-),"""
+)
+SELECT l.quoted,
+       ln(1 + %(idf_scale)s / (CASE WHEN l.common THEN %(per_term)s ELSE count(h.id) END + 0.5))::float AS idf,
+       array_remove(array_agg(h.id), NULL) AS hits
+FROM lexemes l LEFT JOIN term_hits h ON h.quoted = l.quoted
+GROUP BY l.quoted, l.common
+"""
 
 # The memories next to `{of}.id` in the conversation (PRECEDED_BY either way) as `n.id`. Lateral,
 # so each is an index lookup: a join would let the planner hash every PRECEDED_BY edge of the table.
@@ -228,6 +227,12 @@ NEXT_TO = """CROSS JOIN LATERAL (
     WHERE a.target_id = {of}.id AND a.relation_type = 'PRECEDED_BY'
 ) n"""
 
+# The query's terms and weights (QUERY_TERMS), in every statement that scores a query.
+TERM_WEIGHTS = """
+term_weights AS MATERIALIZED (
+    SELECT t.term::tsquery AS term, t.idf FROM jsonb_to_recordset(%(terms)s::jsonb) AS t(term text, idf float)
+),"""
+
 # Memories gathered for a query: HNSW neighbours, per-term and all-terms full-text matches. The
 # memories next to these in the conversation join them as candidates when they pass the filters
 # (SCORED_BY_QUERY): the reply to a matching question often answers it.
@@ -237,12 +242,12 @@ vector_hits AS (
     ORDER BY m.embedding <=> %(vector)s::vector LIMIT %(candidates)s
 ),
 every_term_hits AS (
-    SELECT m.id FROM memories_memory m, term_queries tq
-    WHERE {filters} AND m.search_vector @@ tq.every_term
+    SELECT m.id FROM memories_memory m
+    WHERE {filters} AND m.search_vector @@ (SELECT string_agg(term::text, ' & ')::tsquery FROM term_weights)
     LIMIT %(per_term)s
 ),
 matched AS MATERIALIZED (
-    SELECT id FROM vector_hits UNION SELECT id FROM term_hits UNION SELECT id FROM every_term_hits
+    SELECT id FROM vector_hits UNION SELECT unnest(%(term_hits)s::uuid[]) UNION SELECT id FROM every_term_hits
 ),"""
 # Memories gathered without a query: the newest (or, sorted by time ascending, the oldest).
 GATHERED_BY_TIME = """
@@ -300,10 +305,10 @@ base AS MATERIALIZED (
     FROM memories_memory m
     WHERE m.id = ANY(ARRAY(SELECT id FROM matched UNION SELECT id FROM edges)) AND m.owner_id = %(owner)s
 ),
-candidates AS MATERIALIZED (
-    SELECT id FROM matched
-    UNION
-    SELECT b.id FROM ring r JOIN base b ON b.id = r.id WHERE b.eligible AND %(ring_candidates)s
+candidates AS MATERIALIZED (  -- term matches were found by the statement before, so filtered again
+    SELECT b.id FROM base b
+    WHERE b.eligible
+      AND (b.id IN (SELECT id FROM matched) OR (%(ring_candidates)s AND b.id IN (SELECT id FROM ring)))
 ),
 neighbours AS (
     SELECT e.of_id, e.id, 1.0::float AS step FROM edges e WHERE e.of_id IN (SELECT id FROM candidates)
@@ -399,7 +404,7 @@ def _statement(options, given):
         columns=MEMORY_COLUMNS, rank_score=_rank_score(options), rank_order=rank_order, order=order
     )
     if options.query:
-        terms = QUERY_TERMS.format(filters=_filters(options))
+        terms = TERM_WEIGHTS
         relation = RELATION.format(relevance="o.vector", others="base")
         scored = SCORED_BY_QUERY.format(
             filters=filters, relation=relation, tag_score=_tag_score(options), time=TIME
@@ -413,7 +418,30 @@ def _statement(options, given):
     return f"WITH {terms}{matched}{scored}{ranked}"
 
 
-def _params(user, options, vector, given=None):
+@dataclass
+class Query:
+    """What the query brings to every scoring of one recall: its vector, its terms (`QUERY_TERMS`)
+    with their IDF weights, and the memories the terms matched."""
+
+    vector: str | None = None
+    terms: list = field(default_factory=list)
+    term_hits: list = field(default_factory=list)
+
+
+def _query(alias, user, options, vector):
+    """The query's `vector` (embedded before the transaction) and its terms, read on database `alias`."""
+    query = Query(vector=vector)
+    if not options.query:
+        return query
+    with connections[alias].cursor() as cursor:
+        cursor.execute(QUERY_TERMS.format(filters=_filters(options)), _params(user, options, query))
+        for term, idf, hits in cursor.fetchall():
+            query.terms.append({"term": term, "idf": idf})
+            query.term_hits.extend(hits)
+    return query
+
+
+def _params(user, options, query, given=None):
     weights = settings.RECALL_WEIGHTS
     candidates = settings.RECALL_CANDIDATES
     per_term = max(10, candidates // 2)
@@ -432,7 +460,9 @@ def _params(user, options, vector, given=None):
         "query": options.query,
         "cjk": CJK_CHARACTERS,
         "max_terms": MAX_QUERY_TERMS,
-        "vector": vector,
+        "vector": query.vector,
+        "terms": json.dumps(query.terms),
+        "term_hits": query.term_hits,
         "candidates": candidates,
         "per_term": per_term,
         "idf_scale": 4 * per_term,
@@ -485,9 +515,9 @@ def _match_type(options, memory, seeds, entities):
     return "entity" if memory_id in entities else "relation"
 
 
-def _score(alias, user, options, vector, given=None, seeds=(), entities=()):
+def _score(alias, user, options, query, given=None, seeds=(), entities=()):
     """Run the recall statement on database `alias`; answers RecallResult in ranking order."""
-    statement, params = _statement(options, bool(given)), _params(user, options, vector, given)
+    statement, params = _statement(options, bool(given)), _params(user, options, query, given)
     rows = Memory.objects.using(alias).raw(statement, params)
     results = []
     for memory in rows:
@@ -554,7 +584,8 @@ def recall(user, options, record_access=True):
                 "set_config('hnsw.max_scan_tuples', %s, true)",
                 [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
             )
-        results = _score(alias, user, options, vector)
+        query = _query(alias, user, options, vector)
+        results = _score(alias, user, options, query)
         summary = _expansion_summary(options, results)
         if (options.expand_relations or options.expand_entities) and results:
             seeds = [str(result.memory.pk) for result in results]
@@ -562,7 +593,7 @@ def recall(user, options, record_access=True):
             expanded = 0
             if edges or entities:
                 given = Given(ids=[*seeds, *entities, *reached], kept=[*seeds, *entities], edges=edges)
-                results = _score(alias, user, options, vector, given, set(seeds), set(entities))
+                results = _score(alias, user, options, query, given, set(seeds), set(entities))
                 _relations(results, edges)
                 expanded = sum(1 for result in results if result.match_type in ("entity", "relation"))
             summary = _expansion_summary(options, seeds, entities, expanded, edges)

@@ -10,8 +10,12 @@ def recall(client, **params):
     return response.json()
 
 
-def recall_plan(client, **params):
-    """EXPLAIN (JSON) of the recall statement one GET /recall runs, sequential scans ruled out."""
+STATEMENTS = {"terms": "lexemes AS", "scoring": "candidates AS"}
+
+
+def recall_plan(client, part="scoring", **params):
+    """EXPLAIN (JSON) of a statement one GET /recall runs (the query's `terms` or the `scoring`),
+    sequential scans ruled out."""
     statements = []
 
     def keep(execute, sql, sql_params, many, context):
@@ -20,7 +24,7 @@ def recall_plan(client, **params):
 
     with connection.execute_wrapper(keep):
         recall(client, **params)
-    sql, sql_params = next(s for s in statements if "candidates AS" in s[0])
+    sql, sql_params = next(s for s in statements if STATEMENTS[part] in s[0])
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql, sql_params)

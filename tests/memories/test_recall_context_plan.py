@@ -29,7 +29,7 @@ def test_recall_looks_up_the_conversation_edges_of_each_candidate_by_index(alice
     assert all(node["Node Type"].startswith("Index") and node.get("Index Cond") for node in edges), edges
 
 
-GATHERING = {"lexemes", "term_hits", "vector_hits", "every_term_hits", "matched"}
+GATHERING = {"term_weights", "vector_hits", "every_term_hits", "matched"}
 
 
 def reads_after_gathering(node, gathering=False):
