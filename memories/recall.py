@@ -211,7 +211,8 @@ term_hits AS (
     WHERE NOT lexemes.common
 )
 SELECT l.quoted,
-       ln(1 + %(idf_scale)s / (CASE WHEN l.common THEN %(per_term)s ELSE count(h.id) END + 0.5))::float AS idf,
+       ln(1 + %(idf_scale)s / (CASE WHEN l.common THEN %(per_term)s ELSE count(h.id) END + 0.5))::float
+           AS idf,
        array_remove(array_agg(h.id), NULL) AS hits
 FROM lexemes l LEFT JOIN term_hits h ON h.quoted = l.quoted
 GROUP BY l.quoted, l.common

@@ -13,8 +13,12 @@ from tests.memories.conftest import plan_nodes, recall_plan
 
 pytestmark = pytest.mark.django_db
 
+GATHERING = {"term_weights", "vector_hits", "every_term_hits", "matched"}
 
-def test_recall_looks_up_the_conversation_edges_of_each_candidate_by_index(alice, alice_client):
+
+@pytest.fixture
+def conversation(alice):
+    """200 turns of alice's, each PRECEDED_BY the one before, and the statistics analyzed."""
     turns = [MemoryFactory(owner=alice, content=f"Turn {n} about the billing service") for n in range(200)]
     Association.objects.bulk_create(
         Association(source=later, target=earlier, relation_type="PRECEDED_BY")
@@ -23,13 +27,6 @@ def test_recall_looks_up_the_conversation_edges_of_each_candidate_by_index(alice
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory")
         cursor.execute("ANALYZE graph_association")
-    plan = recall_plan(alice_client, query="billing")
-    edges = [node for node in plan_nodes(plan) if node.get("Relation Name") == "graph_association"]
-    assert edges
-    assert all(node["Node Type"].startswith("Index") and node.get("Index Cond") for node in edges), edges
-
-
-GATHERING = {"term_weights", "vector_hits", "every_term_hits", "matched"}
 
 
 def reads_after_gathering(node, gathering=False):
@@ -39,15 +36,14 @@ def reads_after_gathering(node, gathering=False):
     return own + [read for child in node.get("Plans", []) for read in reads_after_gathering(child, gathering)]
 
 
-def test_recall_reads_the_rows_of_the_conversation_around_its_matches_once(alice, alice_client):
-    turns = [MemoryFactory(owner=alice, content=f"Turn {n} about the billing service") for n in range(200)]
-    Association.objects.bulk_create(
-        Association(source=later, target=earlier, relation_type="PRECEDED_BY")
-        for earlier, later in zip(turns, turns[1:], strict=False)
-    )
-    with connection.cursor() as cursor:
-        cursor.execute("ANALYZE memories_memory")
-        cursor.execute("ANALYZE graph_association")
+def test_recall_looks_up_the_conversation_edges_of_each_candidate_by_index(conversation, alice_client):
+    plan = recall_plan(alice_client, query="billing")
+    edges = [node for node in plan_nodes(plan) if node.get("Relation Name") == "graph_association"]
+    assert edges
+    assert all(node["Node Type"].startswith("Index") and node.get("Index Cond") for node in edges), edges
+
+
+def test_recall_reads_the_rows_of_the_conversation_around_its_matches_once(conversation, alice_client):
     reads = reads_after_gathering(recall_plan(alice_client, query="billing"))
     # the scored memories (the matches and the conversation around them), then the returned ones
     assert len(reads) == 2, reads
