@@ -422,18 +422,21 @@ def _statement(options, given):
 @dataclass
 class Query:
     """What the query brings to every scoring of one recall: its vector, its terms (`QUERY_TERMS`)
-    with their IDF weights, and the memories the terms matched."""
+    with their IDF weights, the memories the terms matched, and the day or month its text names."""
 
     vector: str | None = None
     terms: list = field(default_factory=list)
     term_hits: list = field(default_factory=list)
+    named: tuple = (None, None)
 
 
 def _query(alias, user, options, vector):
-    """The query's `vector` (embedded before the transaction) and its terms, read on database `alias`."""
+    """The query's `vector` (embedded before the transaction), its named day or month, and its terms,
+    read on database `alias`."""
     query = Query(vector=vector)
     if not options.query:
         return query
+    query.named = time_query.named_in(options.query) or query.named
     with connections[alias].cursor() as cursor:
         cursor.execute(QUERY_TERMS.format(filters=_filters(options)), _params(user, options, query))
         for term, idf, hits in cursor.fetchall():
@@ -447,7 +450,6 @@ def _params(user, options, query, given=None):
     candidates = settings.RECALL_CANDIDATES
     per_term = max(10, candidates // 2)
     given = given or Given()
-    named_start, named_end = time_query.named_in(options.query) or (None, None)
     return {
         "owner": user.pk,
         "types": options.types,
@@ -469,8 +471,8 @@ def _params(user, options, query, given=None):
         "idf_scale": 4 * per_term,
         "common_matches": settings.RECALL_COMMON_TERM_MATCHES,
         "recency_days": RECENCY_DAYS,
-        "named_start": named_start,
-        "named_end": named_end,
+        "named_start": query.named[0],
+        "named_end": query.named[1],
         "time_days": TIME_DAYS,
         "context_decay": settings.RECALL_CONTEXT_DECAY,
         "ring_candidates": not given.ids,
