@@ -1,3 +1,5 @@
+import threading
+
 import pytest
 from django.db import connection, transaction
 
@@ -47,3 +49,26 @@ def alice_memory(alice):
     return str(
         MemoryFactory(owner=alice, content="Alice keeps her bicycle in the garden shed", tags=["home"]).pk
     )
+
+
+def race(clients, operations):
+    """Send each (method, path, body) of `operations` with its client at once; answers the statuses."""
+    barrier = threading.Barrier(len(operations))
+    statuses = []
+
+    def send(client, method, path, body):
+        barrier.wait()
+        try:
+            statuses.append(getattr(client, method)(path, body, format="json").status_code)
+        finally:
+            connection.close()
+
+    threads = [
+        threading.Thread(target=send, args=(client, *operation))
+        for client, operation in zip(clients, operations, strict=True)
+    ]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return statuses

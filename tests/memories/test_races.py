@@ -1,16 +1,15 @@
 """Concurrent writes on the same memories: the losers get 404 or 409, and table and graph agree."""
 
-import threading
 from collections import Counter
 
 import pytest
 from django.core.management import call_command
-from django.db import connection
 
 from graph import age
 from memories import services
 from memories.models import Memory
 from tests.conftest import client_for
+from tests.memories.conftest import race
 
 ROUNDS = 8
 MEMORIES_PER_ROUND = 3
@@ -31,28 +30,6 @@ def _operations(a, b, c):
     ]
 
 
-def _race(clients, operations):
-    barrier = threading.Barrier(len(operations))
-    statuses = []
-
-    def send(client, method, path, body):
-        barrier.wait()
-        try:
-            statuses.append(getattr(client, method)(path, body, format="json").status_code)
-        finally:
-            connection.close()
-
-    threads = [
-        threading.Thread(target=send, args=(client, *operation))
-        for client, operation in zip(clients, operations, strict=True)
-    ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return statuses
-
-
 @pytest.mark.django_db(transaction=True)
 def test_racing_deletes_patches_links_and_corroborations_never_fail_and_leave_no_drift(alice):
     """Deletes its memories at the end: the flush after a transactional test leaves graph vertices."""
@@ -66,7 +43,7 @@ def test_racing_deletes_patches_links_and_corroborations_never_fail_and_leave_no
     try:
         for round_ in range(ROUNDS):
             triple = ids[round_ * MEMORIES_PER_ROUND : (round_ + 1) * MEMORIES_PER_ROUND]
-            statuses.update(_race(clients, _operations(*triple)))
+            statuses.update(race(clients, _operations(*triple)))
 
         assert set(statuses) <= {200, 201, 404, 409}, statuses
         assert statuses[404] > 0
@@ -95,7 +72,7 @@ def test_racing_archives_and_restores_leave_recall_agreeing_with_the_row(alice):
     try:
         statuses = Counter()
         for _ in range(ROUNDS):
-            statuses.update(_race(clients, operations))
+            statuses.update(race(clients, operations))
             live = Memory.objects.get(pk=memory_id).archived_at is None
             found = client.get("/recall", {"query": "lighthouse tide", "limit": 5}).json()["results"]
             assert (memory_id in [result["memory"]["id"] for result in found]) == live

@@ -5,8 +5,7 @@ from django.utils import timezone
 
 from graph.models import Association
 from tests.conftest import client_for
-from tests.memories.conftest import recall
-from tests.memories.test_races import _race
+from tests.memories.conftest import race, recall
 from tests.startup import start_with
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -146,7 +145,7 @@ def test_recalls_racing_with_the_deletion_of_a_reply_and_its_question_answer_wit
         ("post", f"/memory/{question}/archive", None),
         *[("get", "/recall", {"query": ASKED, "limit": 50})] * 3,
     ]
-    statuses = _race(clients, operations)
+    statuses = race(clients, operations)
     assert statuses == [200] * 5
     results = recall(alice_client, query=ASKED, limit=50)["results"]
     assert {reply, question}.isdisjoint(r["id"] for r in results)
