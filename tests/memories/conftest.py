@@ -33,11 +33,17 @@ def recall_plan(client, part="scoring", **params):
         return cursor.fetchone()[0][0]["Plan"]
 
 
-def plan_nodes(node):
-    """Every node of an EXPLAIN (FORMAT JSON) plan, from `recall_plan`."""
-    yield node
+# The CTEs of the scoring statement that gather the matches (the rest reads memories by id).
+GATHERING = {"vector_hits", "every_term_hits", "matched"}
+
+
+def plan_nodes(node, cte=None):
+    """(node, name of the CTE it belongs to or None) for every node of a plan from `recall_plan`."""
+    name = node.get("Subplan Name", "")
+    cte = name.removeprefix("CTE ") if name.startswith("CTE ") else cte
+    yield node, cte
     for child in node.get("Plans", []):
-        yield from plan_nodes(child)
+        yield from plan_nodes(child, cte)
 
 
 def recalled_contents(client, **params):

@@ -6,23 +6,20 @@ from django.db import connection
 
 from memories.models import Memory
 from tests.factories import MemoryFactory
-from tests.memories.conftest import recall_plan
+from tests.memories.conftest import GATHERING, plan_nodes, recall_plan
 
 pytestmark = pytest.mark.django_db
 
 
-GATHERING = {"vector_hits", "every_term_hits", "matched"}
-
-
-def indexes(node, gathering_only, inside=False):
+def indexes(plan, gathering_only):
     """The indexes the plan reads; with `gathering_only`, those of the CTEs that search for
     candidates (the rows fetched by id afterwards, the matches' conversation neighbours among them,
     may be archived, read through any index)."""
-    inside = inside or node.get("Subplan Name", "").removeprefix("CTE ") in GATHERING
-    found = {node["Index Name"]} if "Index Name" in node and (inside or not gathering_only) else set()
-    for child in node.get("Plans", []):
-        found |= indexes(child, gathering_only, inside)
-    return found
+    return {
+        node["Index Name"]
+        for node, cte in plan_nodes(plan)
+        if "Index Name" in node and (cte in GATHERING or not gathering_only)
+    }
 
 
 @pytest.fixture
