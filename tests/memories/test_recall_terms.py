@@ -6,7 +6,7 @@ from django.db import connection
 
 from memories.models import Memory
 from tests.factories import MemoryFactory
-from tests.memories.conftest import recalled_contents
+from tests.memories.conftest import recall, recalled_contents
 
 pytestmark = pytest.mark.django_db
 
@@ -48,3 +48,16 @@ def test_a_term_match_archived_or_deleted_after_the_terms_were_read_is_not_retur
 def test_a_term_match_is_returned_when_nothing_changes(alice, alice_client):
     MemoryFactory(owner=alice, content=MATCHING)
     assert recalled_contents(alice_client, query="zanzibarite", limit=1) == [MATCHING]
+
+
+@pytest.mark.parametrize(
+    "query",
+    ["it's the keeper's 'quoted' lamp", 'a \\ backslash and "double" lamp', "lamp & | ! :* <-> ()"],
+    ids=["apostrophes", "backslash", "tsquery operators"],
+)
+def test_query_words_with_quotes_and_operators_reach_the_scoring_intact(alice, alice_client, query):
+    MemoryFactory(owner=alice, content="The keeper's lamp is quoted in the backslash double notes")
+    MemoryFactory(owner=alice, content="Weekly planning notes")
+    results = recall(alice_client, query=query, limit=2)["results"]
+    assert results[0]["memory"]["content"].startswith("The keeper's lamp")
+    assert results[0]["score_components"]["keyword"] > 0
