@@ -1,8 +1,8 @@
 """Hybrid recall: vector and full-text candidates, fused and scored in one SQL statement.
 
 One pipeline, every result scored the same way:
-1. embed the query (outside the transaction), then read its terms: their IDF weights and first
-   matches (`QUERY_TERMS`), once for every scoring of the recall;
+1. read the query's terms: their IDF weights and first matches (`QUERY_TERMS`), once for every
+   scoring of the recall, while another thread embeds the query;
 2. candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, iterative scan so owner and
    filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a selective filter cannot
    make it walk the whole index), the memories matching each query term (at most `per_term` per
@@ -64,6 +64,7 @@ feedback on either side did not help (bench/README.md).
 
 import json
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from datetime import datetime
 
@@ -83,6 +84,9 @@ RECENCY_DAYS = 180
 TIME_DAYS = 3
 MAX_QUERY_TERMS = 16
 QUALITY_RANK_WEIGHT = 0.7
+# Embeds recall queries while the database reads their terms (the provider encodes one text at a
+# time per process anyway).
+EMBEDDER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="recall-embedding")
 
 
 @dataclass
@@ -430,18 +434,20 @@ class Query:
     named: tuple = (None, None)
 
 
-def _query(alias, user, options, vector):
-    """The query's `vector` (embedded before the transaction), its named day or month, and its terms,
-    read on database `alias`."""
-    query = Query(vector=vector)
+def _query(alias, user, options):
+    """The query's vector, its named day or month, and its terms, read on database `alias`; the
+    vector is embedded on `EMBEDDER`'s thread while the terms are read."""
+    query = Query()
     if not options.query:
         return query
+    embedding = EMBEDDER.submit(embeddings.embed, options.query)
     query.named = time_query.named_in(options.query) or query.named
     with connections[alias].cursor() as cursor:
         cursor.execute(QUERY_TERMS.format(filters=_filters(options)), _params(user, options, query))
         for term, idf, hits in cursor.fetchall():
             query.terms.append({"term": term, "idf": idf})
             query.term_hits.extend(hits)
+    query.vector = embeddings.vector_literal(embedding.result())
     return query
 
 
@@ -577,7 +583,6 @@ def recall(user, options, record_access=True):
     those memories together (not needed when the graph step found no edge and no entity memory).
     """
     started = time.perf_counter()
-    vector = embeddings.vector_literal(embeddings.embed(options.query)) if options.query else None
     alias = replicas.current_alias()
     with transaction.atomic(using=alias):
         with connections[alias].cursor() as cursor:
@@ -587,7 +592,7 @@ def recall(user, options, record_access=True):
                 "set_config('hnsw.max_scan_tuples', %s, true)",
                 [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
             )
-        query = _query(alias, user, options, vector)
+        query = _query(alias, user, options)
         results = _score(alias, user, options, query)
         summary = _expansion_summary(options, results)
         if (options.expand_relations or options.expand_entities) and results:
