@@ -34,7 +34,6 @@ from bench.client import emit, log, machine
 from bench.locomo import CATEGORIES, DEFAULT_PATH, EVIDENCE, LOCOMO_DATABASE_URL, load, session_time
 
 DAY = 86400
-QUESTION = re.compile(r"[?？؟]\s*$")  # recall's `statement` is 0 for these
 
 LEXEMES_SQL = """
 SELECT t.i, l.lexeme, coalesce(array_length(l.positions, 1), 1)
@@ -111,7 +110,6 @@ class Conversation:
         }
         self.doc_lexemes = data["doc_lexemes"]
         self.length = np.array([sum(x.values()) for x in data["doc_lexemes"]], float)
-        self.statement = np.array([0.0 if QUESTION.search(d["content"]) else 1.0 for d in self.docs])
 
     def terms(self, qi, limit=16):
         """The query's distinct lexemes in the order unnest(tsvector) gives them, at most `limit`."""
@@ -269,6 +267,19 @@ def evaluate(score, conversations, k=5):
     return {group: round(float(np.mean(values)), 3) for group, values in hits.items()}
 
 
+def stated(conversations, database_url):
+    """Each memory's `statement` component, computed by recall's own SQL expression."""
+    from memories.recall import STATEMENT
+
+    with psycopg.connect(database_url) as conn:
+        for conv in conversations:
+            rows = conn.execute(
+                f"SELECT {STATEMENT} FROM unnest(%s::text[]) WITH ORDINALITY AS m(content, i) ORDER BY i",
+                [[doc["content"] for doc in conv.docs]],
+            ).fetchall()
+            conv.statement = np.array([statement for (statement,) in rows])
+
+
 def dated(conversations, samples):
     """Each memory's time (its first turn's session date, as bench.locomo stores it) and the day
     or month each question names, in days since the epoch."""
@@ -338,6 +349,7 @@ def main():
         cached.write_bytes(pickle.dumps(data))
     conversations = [Conversation(c) for c in data]
     dated(conversations, load(args.path))
+    stated(conversations, args.database_url)
     odd, even = conversations[0::2], conversations[1::2]
     report = {}
     for name, score in variants().items():
