@@ -327,9 +327,7 @@ context_scores AS (
     GROUP BY x.of_id
 ),{{relation}}
 scored AS MATERIALIZED (
-    SELECT b.id, b.vector, b.keyword, COALESCE(cs.context, 0)::float AS context,
-           COALESCE(rs.relation, 0)::float AS relation, b.tag, b.recency, b.time, b.statement,
-           b.importance, b.confidence, b.quality_score, b.quality_relevance, b.created_at, b.sequence
+    SELECT b.*, COALESCE(cs.context, 0)::float AS context, COALESCE(rs.relation, 0)::float AS relation
     FROM candidates c JOIN base b ON b.id = c.id
     LEFT JOIN context_scores cs ON cs.id = c.id
     LEFT JOIN relation_scores rs ON rs.id = c.id
