@@ -84,11 +84,34 @@ UNION ALL
  WHERE {TAKE} LIMIT %(more)s)
 """
 
+# One row lock per memory, in the order of `ids`: for update when the job tags it (`own`), against
+# deletion when the job only links to it. Each lateral subquery locks its row as the loop reaches it.
+LOCK_SQL = """
+SELECT count(own.id) + count(linked.id) FROM unnest(%(ids)s::uuid[]) AS u(id)
+LEFT JOIN LATERAL (
+    SELECT m.id FROM memories_memory m WHERE m.id = u.id AND u.id = ANY(%(own)s::uuid[]) FOR NO KEY UPDATE
+) own ON true
+LEFT JOIN LATERAL (
+    SELECT m.id FROM memories_memory m WHERE m.id = u.id AND u.id <> ALL(%(own)s::uuid[]) FOR KEY SHARE
+) linked ON true
+"""
+
 # Taken once their memories are locked: rows that another job holds or finished are left to it.
 CLAIM_SQL = """
 SELECT memory_id FROM graph_enrichment
 WHERE memory_id = ANY(%s::uuid[]) AND status = 'pending'
 FOR UPDATE SKIP LOCKED
+"""
+
+# The SIMILAR_TO pairs this job links: those whose lock it takes (a 64-bit hash of the pair, seeded
+# with PAIR_LOCK_SEED). A pair whose lock another job holds is that job's to link, in the other
+# direction: when it commits, or when the queue retries it.
+PAIR_LOCK_SEED = 7203
+FREE_PAIRS_SQL = f"""
+SELECT v.source, v.target FROM unnest(%s::uuid[], %s::uuid[]) AS v(source, target)
+WHERE pg_try_advisory_xact_lock(
+    hashtextextended(LEAST(v.source, v.target)::text || GREATEST(v.source, v.target)::text, {PAIR_LOCK_SEED})
+)
 """
 
 # SIMILAR_TO edges written meanwhile (by another job) in the reverse direction of ours.
@@ -269,41 +292,43 @@ def _claim(ids):
 
 def _still_wanted(ids, links):
     """The links to write once the memories are locked: from the memories this job enriches, and
-    no SIMILAR_TO whose reverse another job wrote while this one waited (one edge per pair)."""
+    one SIMILAR_TO edge per pair: none for a pair another job is linking (`FREE_PAIRS_SQL`) or
+    has linked the other way (`REVERSE_SIMILAR_SQL`, read once the pairs are locked)."""
     ids = set(ids)
     links = [(owner, link) for owner, link in links if str(link.source) in ids]
     similar = [link for _, link in links if link.relation_type == "SIMILAR_TO"]
     if not similar:
         return links
     with connection.cursor() as cursor:
-        targets, sources = [str(link.target) for link in similar], [str(link.source) for link in similar]
+        sources, targets = [str(link.source) for link in similar], [str(link.target) for link in similar]
+        cursor.execute(FREE_PAIRS_SQL, [sources, targets])
+        free = {(str(source), str(target)) for source, target in cursor.fetchall()}
         cursor.execute(REVERSE_SIMILAR_SQL, [targets, sources])
-        reverse = {(str(source), str(target)) for source, target in cursor.fetchall()}
+        reverse = {(str(target), str(source)) for source, target in cursor.fetchall()}
+    wanted = free - reverse
     return [
         (owner, link)
         for owner, link in links
-        if link.relation_type != "SIMILAR_TO" or (str(link.target), str(link.source)) not in reverse
+        if link.relation_type != "SIMILAR_TO" or (str(link.source), str(link.target)) in wanted
     ]
 
 
 def _lock_memories(ids, links):
-    """Lock every memory this enrichment writes or links, in one statement in id order.
+    """Lock the memories this enrichment tags (`ids`) and those it links to, in one statement in
+    id order (`LOCK_SQL`).
 
-    The job updates its own memories (entity tags) and share-locks its neighbours while linking;
-    taken one after the other, two jobs of one owner linking each other's memories would wait on
-    each other (a deadlock). Taken all at once in id order, one of them waits and none deadlocks,
-    so workers enrich one owner concurrently. Links are found before this, without locks, and
-    checked again after it (`_still_wanted`); a link to a memory deleted in between does not land
-    (see graph.services.associate_memories). Memory rows are locked before enrichment rows, in the
+    Its own memories are locked for update; those it only links to are locked against deletion
+    (KEY SHARE), which another job updating them as its own does not wait for: two jobs enriching
+    neighbouring memories of one owner run side by side. A delete waits for the job and then
+    removes its edges with the memory; taken in id order, as a delete takes them, these locks
+    cannot deadlock with one. Links are found before this, without locks, and checked again after
+    it (`_still_wanted`); a link to a memory deleted in between does not land (see
+    graph.services.associate_memories). Memory rows are locked before enrichment rows, in the
     order a delete takes them.
     """
     memory_ids = sorted({*ids, *(str(link.target) for _, link in links)})
     with connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT count(*) FROM (SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) "
-            "ORDER BY id FOR NO KEY UPDATE) locked",
-            [memory_ids],
-        )
+        cursor.execute(LOCK_SQL, {"ids": memory_ids, "own": list(ids)})
 
 
 def _record_failure(ids, error):

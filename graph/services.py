@@ -11,11 +11,12 @@ from graph import age
 from graph.models import AUTHORABLE_RELATIONS, Association, DiscoveryReview, Origin
 from memsite.db import retry_on_conflict
 
-# Share-lock the memories a write links, in id order: a concurrent delete (which locks the row for
-# update) either finished first, and the upsert below no longer sees the memory, or waits until
-# the edges are written and then removes them with the vertex.
+# Lock the memories a write links against deletion, in id order: a concurrent delete (which locks
+# the row for update) either finished first, and the upsert below no longer sees the memory, or
+# waits until the edges are written and then removes them with the vertex. Updates of the
+# memories (another enrichment tagging them) neither wait for this nor make it wait.
 LOCK_MEMORIES_SQL = """
-SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) AND owner_id = %s ORDER BY id FOR SHARE
+SELECT id FROM memories_memory WHERE id = ANY(%s::uuid[]) AND owner_id = %s ORDER BY id FOR KEY SHARE
 """
 
 UPSERT_SQL = """

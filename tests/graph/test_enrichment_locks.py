@@ -1,0 +1,85 @@
+"""Enrichment jobs of one owner's neighbouring memories run side by side, one edge per pair."""
+
+import threading
+
+import pytest
+from django.db import DEFAULT_DB_ALIAS, connection, connections
+
+from graph import enrichment
+from graph.models import Association, Enrichment
+from tests.graph.test_enrichment import DEPLOY, DEPLOY_AGAIN, edges, stored_singles
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def in_thread(function, *args):
+    """Run `function` on a thread with its own database connection; answers (thread, results)."""
+    results = []
+
+    def run():
+        try:
+            results.append(function(*args))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, results
+
+
+def test_a_job_links_to_a_memory_another_job_is_tagging_without_waiting_for_it(alice_client, settings):
+    settings.ENRICHMENT_TAKE_PENDING = 0
+    first, second = stored_singles(alice_client, [DEPLOY, "Lunch is at noon."])
+    other_job = connections.create_connection(DEFAULT_DB_ALIAS)
+    other_job.set_autocommit(False)
+    try:
+        with other_job.cursor() as cursor:  # what the job enriching `first` holds until it commits
+            cursor.execute(enrichment.PENDING_SQL, {"ids": [first], "more": 0})
+            cursor.execute(enrichment.LOCK_SQL, {"ids": [first], "own": [first]})
+            cursor.execute(enrichment.CLAIM_SQL, [[first]])
+        job, results = in_thread(enrichment.enrich, [second], False, True)
+        job.join(20)
+        finished = not job.is_alive()
+    finally:
+        other_job.rollback()
+        other_job.close()
+        job.join(30)
+    assert finished, "the job waited for the other job's transaction"
+    assert results == [{"processed": 1, "edges": 1, "entity_tags": 0, "failed": 0}]
+    assert (second, first) in edges("PRECEDED_BY")
+    assert Enrichment.objects.get(memory_id=second).status == "done"
+
+
+def test_a_job_leaves_a_pair_another_job_is_linking_to_it_without_waiting(
+    alice_client, settings, monkeypatch, graph_agrees
+):
+    settings.ENRICHMENT_TAKE_PENDING = 0
+    first, second = stored_singles(alice_client, [DEPLOY, DEPLOY_AGAIN])
+    written, go_on = threading.Event(), threading.Event()
+    write = enrichment._write
+
+    def write_then_pause(links):
+        count = write(links)
+        if any(str(link.source) == first for _, link in links):  # the first job holds its transaction
+            written.set()
+            assert go_on.wait(30)
+        return count
+
+    monkeypatch.setattr(enrichment, "_write", write_then_pause)
+    first_job, first_results = in_thread(enrichment.enrich, [first], False, True)
+    try:
+        assert written.wait(30)
+        second_job, second_results = in_thread(enrichment.enrich, [second], False, True)
+        second_job.join(20)
+        finished = not second_job.is_alive()
+    finally:
+        go_on.set()
+        first_job.join(30)
+    second_job.join(30)
+
+    assert finished, "the second job waited for the first"
+    assert first_results[0]["failed"] == second_results[0]["failed"] == 0
+    similar = Association.objects.filter(relation_type="SIMILAR_TO").values_list("source", "target")
+    assert [(str(source), str(target)) for source, target in similar] == [(first, second)]
+    assert set(Enrichment.objects.values_list("status", flat=True)) == {"done"}
+    graph_agrees()
