@@ -35,6 +35,10 @@ SEARCH_CONFIG = "english"
 SEQUENCE_NAME = "memories_memory_sequence_seq"
 # Live (not archived) memories: the condition of the partial indexes that searches of them use.
 LIVE = Q(archived_at__isnull=True)
+# The most new entries (kB) a GIN index keeps aside before it merges them into its tree: every
+# search of the index reads all of them, so recall's term matches and enrichment's tag probes slow
+# down as stores pile up (PostgreSQL's default is 4 MB). 64 kB is the least PostgreSQL accepts.
+GIN_PENDING_LIST_KB = 64
 
 
 def searchable_text(expression):
@@ -183,13 +187,32 @@ class Memory(models.Model):
                 opclasses=["vector_cosine_ops"],
                 condition=LIVE,
             ),
-            # Owner first: recall's per-owner term and tag matches intersect inside the index.
-            GinIndex(fields=["owner", "search_vector"], name="memory_live_owner_search_gin", condition=LIVE),
-            GinIndex(fields=["owner", "tags"], name="memory_live_owner_tags_gin", condition=LIVE),
+            # Owner first: recall's per-owner term and tag matches intersect inside the index. Every
+            # GIN index keeps a small pending list (migration 0013), which each search reads whole.
+            GinIndex(
+                fields=["owner", "search_vector"],
+                name="memory_live_owner_search_gin",
+                condition=LIVE,
+                gin_pending_list_limit=GIN_PENDING_LIST_KB,
+            ),
+            GinIndex(
+                fields=["owner", "tags"],
+                name="memory_live_owner_tags_gin",
+                condition=LIVE,
+                gin_pending_list_limit=GIN_PENDING_LIST_KB,
+            ),
             models.Index(fields=["owner", "memory_type"], name="memory_live_owner_type", condition=LIVE),
             # Every memory, archived ones included: the staff browser's and the admin's searches.
-            GinIndex(fields=["owner", "search_vector"], name="memory_owner_search_gin"),
-            GinIndex(fields=["owner", "tags"], name="memory_owner_tags_gin"),
+            GinIndex(
+                fields=["owner", "search_vector"],
+                name="memory_owner_search_gin",
+                gin_pending_list_limit=GIN_PENDING_LIST_KB,
+            ),
+            GinIndex(
+                fields=["owner", "tags"],
+                name="memory_owner_tags_gin",
+                gin_pending_list_limit=GIN_PENDING_LIST_KB,
+            ),
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
             models.Index(fields=["owner", "-created_at", "-sequence"], name="memory_owner_created"),
             models.Index(fields=["owner", "memory_type"], name="memory_owner_type"),
