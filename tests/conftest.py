@@ -1,3 +1,5 @@
+import threading
+
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connection, connections
 from procrastinate.contrib.django import app
@@ -12,6 +14,37 @@ QUEUE_TRUNCATE = (
     "TRUNCATE procrastinate_jobs, procrastinate_events, procrastinate_periodic_defers, "
     "procrastinate_workers CASCADE"
 )
+
+
+def in_thread(function, *args, **kwargs):
+    """Start `function(*args, **kwargs)` on a thread with its own database connection; answers the
+    thread and a list that holds the function's result once it returned."""
+    results = []
+
+    def run():
+        try:
+            results.append(function(*args, **kwargs))
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    return thread, results
+
+
+def at_once(calls):
+    """Call each function of `calls` on a thread of its own, all released together; answers their
+    results in the order of `calls` (None for one that raised)."""
+    barrier = threading.Barrier(len(calls))
+
+    def released(call):
+        barrier.wait()
+        return call()
+
+    started = [in_thread(released, call) for call in calls]
+    for thread, _ in started:
+        thread.join()
+    return [results[0] if results else None for _, results in started]
 
 
 def client_for(user):

@@ -3,10 +3,10 @@
 import threading
 
 import pytest
-from django.db import connection
 
 from quality.consolidation import run_consolidation
 from quality.models import ConsolidationRun
+from tests.conftest import in_thread
 from tests.consolidation.conftest import hub
 
 
@@ -14,21 +14,13 @@ from tests.consolidation.conftest import hub
 def test_a_run_requested_while_another_runs_gets_409(alice, staff_client, boost_settings):
     hub(alice, 5)
     started, answered = threading.Event(), threading.Event()
-    outcome = {}
 
     def pause_in_boost_phase(run, index, name, label):
         if name == "boost":
             started.set()
             answered.wait(timeout=60)
 
-    def first_run():
-        try:
-            outcome["run"] = run_consolidation(dry_run=False, on_phase=pause_in_boost_phase)
-        finally:
-            connection.close()
-
-    worker = threading.Thread(target=first_run)
-    worker.start()
+    worker, outcome = in_thread(run_consolidation, dry_run=False, on_phase=pause_in_boost_phase)
     try:
         assert started.wait(timeout=60)
         running = ConsolidationRun.objects.get()
@@ -42,5 +34,5 @@ def test_a_run_requested_while_another_runs_gets_409(alice, staff_client, boost_
     assert response.json()["message"] == "A consolidation run is already in progress"
     assert (polled["status"], polled["phase"]) == ("running", "boost")
     assert polled["progress"]["completed_phases"] == 2
-    assert outcome["run"].status == "succeeded"
+    assert outcome[0].status == "succeeded"
     assert ConsolidationRun.objects.count() == 1

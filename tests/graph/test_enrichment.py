@@ -3,13 +3,14 @@ import uuid
 from datetime import timedelta
 
 import pytest
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, connections
 from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from graph import enrichment, entities
 from graph.models import Association, Enrichment
 from memories.models import Memory
+from tests.conftest import in_thread
 
 DEPLOY = "The deploy pipeline failed because the Docker image was too large."
 DEPLOY_AGAIN = "Our deploy pipeline failed since the Docker image was far too large."
@@ -199,16 +200,7 @@ def test_a_delete_while_a_job_finds_its_links_is_not_blocked_by_the_job(alice_cl
         lock_memories(ids, links)
 
     monkeypatch.setattr(enrichment, "_lock_memories", paused)
-    results = []
-
-    def job():
-        try:
-            results.append(enrichment.enrich([first], claim=True))
-        finally:
-            connection.close()
-
-    worker = threading.Thread(target=job)
-    worker.start()
+    worker, results = in_thread(enrichment.enrich, [first], claim=True)
     try:
         assert found.wait(30)
         response = alice_client.delete(f"/memory/{first}")  # the job holds no lock yet

@@ -3,28 +3,14 @@
 import threading
 
 import pytest
-from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db import DEFAULT_DB_ALIAS, connections
 
 from graph import enrichment
 from graph.models import Association, Enrichment
+from tests.conftest import in_thread
 from tests.graph.test_enrichment import DEPLOY, DEPLOY_AGAIN, edges, stored_singles
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def in_thread(function, *args):
-    """Run `function` on a thread with its own database connection; answers (thread, results)."""
-    results = []
-
-    def run():
-        try:
-            results.append(function(*args))
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run)
-    thread.start()
-    return thread, results
 
 
 def test_a_job_links_to_a_memory_another_job_is_tagging_without_waiting_for_it(alice_client, settings):
@@ -37,7 +23,7 @@ def test_a_job_links_to_a_memory_another_job_is_tagging_without_waiting_for_it(a
             cursor.execute(enrichment.PENDING_SQL, {"ids": [first], "more": 0})
             cursor.execute(enrichment.LOCK_SQL, {"ids": [first], "own": [first]})
             cursor.execute(enrichment.CLAIM_SQL, [[first]])
-        job, results = in_thread(enrichment.enrich, [second], False, True)
+        job, results = in_thread(enrichment.enrich, [second], claim=True)
         job.join(20)
         finished = not job.is_alive()
     finally:
@@ -66,10 +52,10 @@ def test_a_job_leaves_a_pair_another_job_is_linking_to_it_without_waiting(
         return count
 
     monkeypatch.setattr(enrichment, "_write", write_then_pause)
-    first_job, first_results = in_thread(enrichment.enrich, [first], False, True)
+    first_job, first_results = in_thread(enrichment.enrich, [first], claim=True)
     try:
         assert written.wait(30)
-        second_job, second_results = in_thread(enrichment.enrich, [second], False, True)
+        second_job, second_results = in_thread(enrichment.enrich, [second], claim=True)
         second_job.join(20)
         finished = not second_job.is_alive()
     finally:

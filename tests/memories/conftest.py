@@ -1,8 +1,9 @@
-import threading
+from functools import partial
 
 import pytest
 from django.db import connection, transaction
 
+from tests.conftest import at_once
 from tests.factories import MemoryFactory
 
 
@@ -59,22 +60,8 @@ def alice_memory(alice):
 
 def race(clients, operations):
     """Send each (method, path, body) of `operations` with its client at once; answers the statuses."""
-    barrier = threading.Barrier(len(operations))
-    statuses = []
-
-    def send(client, method, path, body):
-        barrier.wait()
-        try:
-            statuses.append(getattr(client, method)(path, body, format="json").status_code)
-        finally:
-            connection.close()
-
-    threads = [
-        threading.Thread(target=send, args=(client, *operation))
-        for client, operation in zip(clients, operations, strict=True)
+    calls = [
+        partial(getattr(client, method), path, body, format="json")
+        for client, (method, path, body) in zip(clients, operations, strict=True)
     ]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return statuses
+    return [response.status_code for response in at_once(calls)]

@@ -1,12 +1,11 @@
-import threading
+from functools import partial
 
 import pytest
-from django.db import connection
 from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from memories.models import Memory, PendingAccess
-from tests.conftest import client_for
+from tests.conftest import at_once, client_for
 from tests.factories import MemoryFactory
 from tests.startup import start_with
 
@@ -61,22 +60,9 @@ def test_an_access_delay_beyond_an_hour_stops_start_up_naming_the_variable():
 
 def test_racing_recalls_all_answer_and_queue_one_job_between_them(alice):
     MemoryFactory(owner=alice, content="The gate code changed to 4711 in March")
-    barrier, statuses = threading.Barrier(8), []
+    clients = [client_for(alice) for _ in range(8)]
+    responses = at_once([partial(client.get, "/recall", {"query": "gate code"}) for client in clients])
 
-    def recall():
-        client = client_for(alice)
-        barrier.wait()
-        try:
-            statuses.append(client.get("/recall", {"query": "gate code"}).status_code)
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=recall) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-
-    assert statuses == [200] * 8
+    assert [response.status_code for response in responses] == [200] * 8
     assert ProcrastinateJob.objects.filter(task_name="memories.tasks.apply_accesses").count() == 1
     assert PendingAccess.objects.count() == 8

@@ -1,32 +1,18 @@
-import threading
+from functools import partial
 
 import pytest
-from django.db import connection
 
 from memories import services
 from memories.models import Memory
-from tests.conftest import client_for
+from tests.conftest import at_once, client_for
 
 
 @pytest.mark.django_db(transaction=True)
 def test_concurrent_identical_stores_create_one_memory(alice):
     """Deletes its memory at the end: the flush after a transactional test leaves graph vertices."""
     clients = [client_for(alice) for _ in range(4)]
-    barrier = threading.Barrier(len(clients))
-    responses = []
-
-    def store(client):
-        barrier.wait()
-        try:
-            responses.append(client.post("/memory", {"content": "Race to the same memory"}, format="json"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=store, args=(client,)) for client in clients]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    body = {"content": "Race to the same memory"}
+    responses = at_once([partial(client.post, "/memory", body, format="json") for client in clients])
     assert sorted(response.status_code for response in responses) == [200, 200, 200, 201]
     assert len({response.json()["memory_id"] for response in responses}) == 1
     assert Memory.objects.filter(owner=alice).count() == 1
@@ -40,23 +26,10 @@ def test_racing_batches_with_shared_content_store_it_once_each_in_its_order(alic
         [f"Racing batch {name} note {n}" for n in range(40)] + ["A note both batches carry"]
         for name in ("one", "two")
     ]
-    clients = [client_for(alice) for _ in batches]
-    barrier = threading.Barrier(len(batches))
-    responses = []
-
-    def store(client, contents):
-        barrier.wait()
-        try:
-            body = {"memories": [{"content": content} for content in contents]}
-            responses.append(client.post("/memory/batch", body, format="json"))
-        finally:
-            connection.close()
-
-    threads = [threading.Thread(target=store, args=pair) for pair in zip(clients, batches, strict=True)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    bodies = [{"memories": [{"content": content} for content in contents]} for contents in batches]
+    responses = at_once(
+        [partial(client_for(alice).post, "/memory/batch", body, format="json") for body in bodies]
+    )
 
     assert sorted(response.status_code for response in responses) == [201, 201]
     assert sorted(response.json()["duplicate_count"] for response in responses) == [0, 1]

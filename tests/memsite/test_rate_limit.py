@@ -1,7 +1,7 @@
 """The request limit holds under concurrency: counted by one atomic upsert in PostgreSQL."""
 
-import threading
 import time
+from functools import partial
 
 import pytest
 from django.db import connection
@@ -13,7 +13,7 @@ from rest_framework.views import APIView
 
 from memsite.api.throttling import EXPIRED_PER_REQUEST, UserRateThrottle
 from memsite.models import RateCounter
-from tests.conftest import client_for
+from tests.conftest import at_once, client_for
 
 LIMIT = 40
 CLIENTS = 16
@@ -42,24 +42,14 @@ def _windows_spanned(started, finished):
 def test_sixteen_concurrent_clients_on_one_user_pass_at_most_the_limit(alice, settings):
     settings.THROTTLE_USER_PER_MINUTE = LIMIT
     clients = [client_for(alice) for _ in range(CLIENTS)]
-    barrier = threading.Barrier(CLIENTS)
-    responses = []
 
     def hammer(client):
-        barrier.wait()
-        try:
-            for _ in range(REQUESTS_EACH):
-                responses.append(client.get("/ping"))
-        finally:
-            connection.close()
+        return [client.get("/ping") for _ in range(REQUESTS_EACH)]
 
     started = time.time()
-    threads = [threading.Thread(target=hammer, args=(client,)) for client in clients]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
+    sent = at_once([partial(hammer, client) for client in clients])
     finished = time.time()
+    responses = [response for each in sent for response in each]
 
     passed = [response for response in responses if response.status_code == 200]
     refused = [response for response in responses if response.status_code == 429]
