@@ -58,14 +58,13 @@ FROM graph_enrichment e JOIN memories_memory m ON m.id = e.memory_id
 WHERE e.memory_id = ANY(%s::uuid[]) AND e.status = 'done'
 """
 PENDING_SQL = "SELECT count(*) FROM graph_enrichment WHERE status = 'pending'"
-LAST_JOB_SQL = "SELECT COALESCE(max(id), 0) FROM procrastinate_jobs"
-# From the first job a worker started to the last it finished, among the jobs after `%s`: the
-# drain without the workers' start-up (imports, connections).
+# From the first enrichment job a worker started since `%s` to the last one it finished: the drain
+# without the workers' start-up (imports, connections), on the database's clock.
 WORKING_SQL = """
 SELECT extract(epoch FROM max(e.at) FILTER (WHERE e.type IN ('succeeded', 'failed'))
                           - min(e.at) FILTER (WHERE e.type = 'started'))
 FROM procrastinate_events e JOIN procrastinate_jobs j ON j.id = e.job_id
-WHERE j.id > %s AND j.task_name = 'graph.tasks.enrich_memories'
+WHERE e.at >= %s AND j.task_name = 'graph.tasks.enrich_memories'
 """
 
 
@@ -101,11 +100,11 @@ def pending(database_url):
 
 def drain(database_url, client, items, batch, workers):
     """Store `items` with no worker running, then time `workers` one-shot workers emptying the queue."""
-    with psycopg.connect(database_url) as conn:
-        last_job = conn.execute(LAST_JOB_SQL).fetchone()[0]
     for start in range(0, len(items), batch):
         client.expect("POST", "/memory/batch", body={"memories": items[start : start + batch]})
     queued = pending(database_url)
+    with psycopg.connect(database_url) as conn:
+        database_now = conn.execute("SELECT now()").fetchone()[0]
     started = time.perf_counter()
     processes = [start_worker(database_url, "--one-shot") for _ in range(workers)]
     for process in processes:
@@ -113,7 +112,7 @@ def drain(database_url, client, items, batch, workers):
     seconds = time.perf_counter() - started
     left = pending(database_url)
     with psycopg.connect(database_url) as conn:
-        working = float(conn.execute(WORKING_SQL, [last_job]).fetchone()[0] or seconds)
+        working = float(conn.execute(WORKING_SQL, [database_now]).fetchone()[0] or seconds)
     log(
         f"drain with {workers} worker(s): {queued} memories in {seconds:.1f} s, {working:.1f} s from "
         f"the first job started to the last finished ({left} left pending)"
