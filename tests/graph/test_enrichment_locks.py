@@ -29,7 +29,7 @@ def test_a_job_links_to_a_memory_another_job_is_tagging_without_waiting_for_it(a
     finally:
         other_job.rollback()
         other_job.close()
-        job.join(30)
+    job.join(30)
     assert finished, "the job waited for the other job's transaction"
     assert results == [{"processed": 1, "edges": 1, "entity_tags": 0, "failed": 0}]
     assert (second, first) in edges("PRECEDED_BY")
