@@ -1,13 +1,15 @@
 """Enrichment jobs of one owner's neighbouring memories run side by side, one edge per pair."""
 
 import threading
+import uuid
 
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connections
 
 from graph import enrichment
 from graph.models import Association, Enrichment
-from tests.conftest import in_thread
+from memories.models import Memory
+from tests.conftest import client_for, in_thread
 from tests.graph.test_enrichment import DEPLOY, DEPLOY_AGAIN, edges, stored_singles
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -34,6 +36,40 @@ def test_a_job_links_to_a_memory_another_job_is_tagging_without_waiting_for_it(a
     assert results == [{"processed": 1, "edges": 1, "entity_tags": 0, "failed": 0}]
     assert (second, first) in edges("PRECEDED_BY")
     assert Enrichment.objects.get(memory_id=second).status == "done"
+
+
+def test_a_memory_deleted_while_a_job_links_to_it_goes_with_the_new_edges(
+    alice, alice_client, settings, monkeypatch, graph_agrees
+):
+    settings.ENRICHMENT_TAKE_PENDING = 0
+    first, second = stored_singles(alice_client, [DEPLOY, "Lunch is at noon."])
+    written, go_on = threading.Event(), threading.Event()
+    write = enrichment._write
+
+    def write_then_pause(links):
+        count = write(links)
+        written.set()
+        assert go_on.wait(30)
+        return count
+
+    monkeypatch.setattr(enrichment, "_write", write_then_pause)
+    job, results = in_thread(enrichment.enrich, [second], claim=True)
+    try:
+        assert written.wait(30)  # the job holds its edge from `second` to `first`, not committed
+        delete, responses = in_thread(client_for(alice).delete, f"/memory/{first}")
+        delete.join(1)
+        waited = delete.is_alive()
+    finally:
+        go_on.set()
+        job.join(30)
+    delete.join(30)
+
+    assert waited, "the delete did not wait for the job's transaction"
+    assert results == [{"processed": 1, "edges": 1, "entity_tags": 0, "failed": 0}]
+    assert responses[0].status_code == 200
+    assert list(Memory.objects.values_list("id", flat=True)) == [uuid.UUID(second)]
+    assert not Association.objects.exists()
+    graph_agrees()
 
 
 def test_a_job_leaves_a_pair_another_job_is_linking_to_it_without_waiting(
