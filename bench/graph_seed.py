@@ -5,16 +5,17 @@
 The memories must exist already (bench.seed). Pairs are drawn uniformly among the user's
 memories (no self-links, one edge per source, target and type), with an authorable relation type
 and a strength in 0.3-1.0; they go into `graph_association` with COPY in one transaction.
-`--preceded-by` also links each memory to the one before it as enrichment does (`PRECEDED_BY` to
-the latest earlier memory with the same first tag, at most 7 days older): the edges recall's
+`--preceded-by` also links each memory to the one before it with enrichment's own rule
+(`PRECEDED_BY` to the latest earlier memory with the same first tag, at most 7 days older): the edges recall's
 context component follows, which a conversation stored through the API has. The graph
 is then rebuilt with `manage.py graph_rebuild` (the same bulk SQL path users run), and
 `manage.py graph_check` confirms that tables and graph agree. The output times both.
 """
 
 import argparse
+import os
 import time
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 
 import numpy as np
 import psycopg
@@ -63,22 +64,26 @@ def random_edges(ids, count, random_seed):
     return [(source, target, kind, strength) for (source, target, kind), strength in chosen.items()]
 
 
-# One statement for all of the owner's memories, where enrichment looks up each new memory's
-# predecessor: ordered by (created_at, sequence) within the first tag, at most 7 days apart.
-PRECEDED_BY_SQL = """
-INSERT INTO graph_association (source_id, target_id, relation_type, strength, properties, origin,
-                               created_at, updated_at)
-SELECT id, previous, 'PRECEDED_BY', 0.5, '{"count": 1}', 'enrichment', now(), now()
-FROM (
-    SELECT id, created_at,
-           lag(id) OVER turns AS previous, lag(created_at) OVER turns AS previous_at
-    FROM memories_memory
-    WHERE owner_id = %s AND archived_at IS NULL
-    WINDOW turns AS (PARTITION BY COALESCE(tags[1], '') ORDER BY created_at, sequence)
-) chain
-WHERE previous IS NOT NULL AND created_at - previous_at <= interval '7 days'
-ON CONFLICT DO NOTHING
-"""
+def preceded_by(conn, ids):
+    """Link each of these memories to the one before it with enrichment's own rule
+    (`graph.enrichment.PREVIOUS_SQL`), in one statement; answers how many edges it added."""
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memsite.settings")
+    import django
+
+    django.setup()
+    from django.conf import settings
+
+    from graph.enrichment import PRECEDED_STRENGTH, PREVIOUS_SQL
+
+    statement = f"""
+    INSERT INTO graph_association (source_id, target_id, relation_type, strength, properties, origin,
+                                   created_at, updated_at)
+    SELECT p.id, p.previous, 'PRECEDED_BY', {PRECEDED_STRENGTH}, '{{"count": 1}}', 'enrichment', now(), now()
+    FROM ({PREVIOUS_SQL}) AS p(id, owner_id, previous)
+    ON CONFLICT DO NOTHING
+    """
+    window = timedelta(days=settings.ENRICHMENT_PRECEDED_MAX_DAYS)
+    return conn.execute(statement, {"ids": ids, "window": window}).rowcount
 
 
 def existing_keys(conn, owner_id):
@@ -91,9 +96,9 @@ def existing_keys(conn, owner_id):
 
 
 def seed_associations(
-    database_url=BENCH_DATABASE_URL, count=300_000, username="bench", random_seed=3, preceded_by=False
+    database_url=BENCH_DATABASE_URL, count=300_000, username="bench", random_seed=3, link_preceding=False
 ):
-    """COPY `count` new associations for `username` (and with `preceded_by` the PRECEDED_BY chain),
+    """COPY `count` new associations for `username` (and with `link_preceding` the PRECEDED_BY chain),
     rebuild the graph, check it; return a report."""
     started = time.perf_counter()
     with psycopg.connect(database_url) as conn:
@@ -111,7 +116,7 @@ def seed_associations(
         ):
             for source, target, kind, strength in tqdm(edges, unit="association", desc="COPY associations"):
                 copy.write_row((ids[source], ids[target], TYPES[kind], strength, "{}", "user", now, now))
-        chained = conn.execute(PRECEDED_BY_SQL, [owner_id]).rowcount if preceded_by else 0
+        chained = preceded_by(conn, ids) if link_preceding else 0
         conn.execute("ANALYZE graph_association")
     copy_seconds = time.perf_counter() - started
     log("Rebuilding the graph from the tables (manage.py graph_rebuild)")
@@ -122,7 +127,7 @@ def seed_associations(
         for table in ["memsite._ag_label_vertex", "memsite._ag_label_edge"]:
             conn.execute(f"ANALYZE {table}")
         conn.execute('ANALYZE memsite."Memory"')
-        for kind in [*TYPES, "PRECEDED_BY"] if preceded_by else TYPES:
+        for kind in [*TYPES, "PRECEDED_BY"] if link_preceding else TYPES:
             conn.execute(f'ANALYZE memsite."{kind}"')
         (total,) = conn.execute(
             "SELECT count(*) FROM graph_association a JOIN memories_memory m ON m.id = a.source_id "
