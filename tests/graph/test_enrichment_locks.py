@@ -15,6 +15,28 @@ from tests.graph.test_enrichment import DEPLOY, DEPLOY_AGAIN, edges, stored_sing
 pytestmark = pytest.mark.django_db(transaction=True)
 
 
+@pytest.fixture
+def paused_after_writing(monkeypatch):
+    """Call with a memory's id: the job enriching it stops inside its transaction once it wrote its
+    edges, until the second event answered is set; the first is set when it stops."""
+
+    def pause(memory_id):
+        written, go_on = threading.Event(), threading.Event()
+        write = enrichment._write
+
+        def write_then_pause(links):
+            count = write(links)
+            if any(str(link.source) == memory_id for _, link in links):
+                written.set()
+                assert go_on.wait(30)
+            return count
+
+        monkeypatch.setattr(enrichment, "_write", write_then_pause)
+        return written, go_on
+
+    return pause
+
+
 def test_a_job_links_to_a_memory_another_job_is_tagging_without_waiting_for_it(alice_client, settings):
     settings.ENRICHMENT_TAKE_PENDING = 0
     first, second = stored_singles(alice_client, [DEPLOY, "Lunch is at noon."])
@@ -39,20 +61,11 @@ def test_a_job_links_to_a_memory_another_job_is_tagging_without_waiting_for_it(a
 
 
 def test_a_memory_deleted_while_a_job_links_to_it_goes_with_the_new_edges(
-    alice, alice_client, settings, monkeypatch, graph_agrees
+    alice, alice_client, settings, paused_after_writing, graph_agrees
 ):
     settings.ENRICHMENT_TAKE_PENDING = 0
     first, second = stored_singles(alice_client, [DEPLOY, "Lunch is at noon."])
-    written, go_on = threading.Event(), threading.Event()
-    write = enrichment._write
-
-    def write_then_pause(links):
-        count = write(links)
-        written.set()
-        assert go_on.wait(30)
-        return count
-
-    monkeypatch.setattr(enrichment, "_write", write_then_pause)
+    written, go_on = paused_after_writing(second)
     job, results = in_thread(enrichment.enrich, [second], claim=True)
     try:
         assert written.wait(30)  # the job holds its edge from `second` to `first`, not committed
@@ -73,21 +86,11 @@ def test_a_memory_deleted_while_a_job_links_to_it_goes_with_the_new_edges(
 
 
 def test_a_job_leaves_a_pair_another_job_is_linking_to_it_without_waiting(
-    alice_client, settings, monkeypatch, graph_agrees
+    alice_client, settings, paused_after_writing, graph_agrees
 ):
     settings.ENRICHMENT_TAKE_PENDING = 0
     first, second = stored_singles(alice_client, [DEPLOY, DEPLOY_AGAIN])
-    written, go_on = threading.Event(), threading.Event()
-    write = enrichment._write
-
-    def write_then_pause(links):
-        count = write(links)
-        if any(str(link.source) == first for _, link in links):  # the first job holds its transaction
-            written.set()
-            assert go_on.wait(30)
-        return count
-
-    monkeypatch.setattr(enrichment, "_write", write_then_pause)
+    written, go_on = paused_after_writing(first)
     first_job, first_results = in_thread(enrichment.enrich, [first], claim=True)
     try:
         assert written.wait(30)
