@@ -17,18 +17,21 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 @pytest.fixture
 def paused_after_writing(monkeypatch):
-    """Call with a memory's id: the job enriching it stops inside its transaction once it wrote its
-    edges, until the second event answered is set; the first is set when it stops."""
+    """Call with a memory's id: the first job enriching it stops inside its transaction once it wrote
+    its edges, until the second event answered is set (then raises `error`, if given); the first
+    event is set when it stops."""
 
-    def pause(memory_id):
+    def pause(memory_id, error=None):
         written, go_on = threading.Event(), threading.Event()
         write = enrichment._write
 
         def write_then_pause(links):
             count = write(links)
-            if any(str(link.source) == memory_id for _, link in links):
+            if not written.is_set() and any(str(link.source) == memory_id for _, link in links):
                 written.set()
                 assert go_on.wait(30)
+                if error:
+                    raise error
             return count
 
         monkeypatch.setattr(enrichment, "_write", write_then_pause)
@@ -107,4 +110,29 @@ def test_a_job_leaves_a_pair_another_job_is_linking_to_it_without_waiting(
     similar = Association.objects.filter(relation_type="SIMILAR_TO").values_list("source", "target")
     assert [(str(source), str(target)) for source, target in similar] == [(first, second)]
     assert set(Enrichment.objects.values_list("status", flat=True)) == {"done"}
+    graph_agrees()
+
+
+def test_a_pair_left_to_a_job_that_fails_is_linked_when_its_memory_is_enriched_again(
+    alice_client, settings, paused_after_writing, graph_agrees
+):
+    settings.ENRICHMENT_TAKE_PENDING = 0
+    first, second = stored_singles(alice_client, [DEPLOY, DEPLOY_AGAIN])
+    written, go_on = paused_after_writing(first, error=RuntimeError("the worker went away"))
+    first_job, first_results = in_thread(enrichment.enrich, [first], claim=True)
+    try:
+        assert written.wait(30)
+        assert enrichment.enrich([second], claim=True)["failed"] == 0  # leaves the pair to the first
+    finally:
+        go_on.set()
+        first_job.join(30)
+
+    assert first_results == [{"processed": 1, "edges": 0, "entity_tags": 0, "failed": 1}]
+    assert not Association.objects.filter(relation_type="SIMILAR_TO").exists()
+    statuses = dict(Enrichment.objects.values_list("memory_id", "status"))
+    assert statuses == {uuid.UUID(first): "failed", uuid.UUID(second): "done"}
+
+    assert enrichment.reprocess([first])["failed"] == 0
+    similar = Association.objects.filter(relation_type="SIMILAR_TO").values_list("source", "target")
+    assert [(str(source), str(target)) for source, target in similar] == [(first, second)]
     graph_agrees()
