@@ -19,7 +19,8 @@ multi-hop, 2 temporal, 3 open-domain, 4 single-hop).
 Target: recall@5 >= 0.70 (mcp-memory-service reports 0.497).
 
 Each run uses fresh databases and its own gunicorn (2 workers); `--reuse` keeps already loaded
-databases, to compare server settings (`--env`) or recall parameters (`--param`) quickly.
+databases (migrated to this checkout's schema), to compare server settings (`--env`) or recall
+parameters (`--param`) quickly.
 `--samples` and `--every K` (every K-th question) measure a subset while iterating.
 """
 
@@ -195,8 +196,7 @@ def measure(args, samples, protocol, extra, server_env):
     """Load (unless reused) and evaluate one ingestion protocol; answers its report section."""
     database_url = f"{args.database_url}_{protocol}"
     reuse = args.reuse and bool(_has_data(database_url))
-    if not reuse:
-        ensure_database(database_url, fresh=True)
+    ensure_database(database_url, fresh=not reuse)  # a reused one gets this checkout's migrations
     token, _ = issue_token(database_url, USERNAME)
     with running_server(database_url, args.port, args.workers, server_env) as base_url:
         client = Client(base_url, token)
