@@ -193,6 +193,7 @@ def linear(
     limited=None,
     w_time=0,
     w_statement=0,
+    w_answer=0,
 ):
     def score(conv, qi):
         terms = conv.terms(qi)
@@ -205,6 +206,7 @@ def linear(
             + w_context * context(base, decay)
             + w_time * nearness(conv, qi)
             + w_statement * conv.statement
+            + w_answer * conv.answer[qi]
         )
         if limited:
             final = np.where(candidates(conv, qi, terms, *limited), final, -np.inf)
@@ -280,6 +282,23 @@ def stated(conversations, database_url):
             conv.statement = np.array([statement for (statement,) in rows])
 
 
+def answered(conversations, database_url):
+    """Each question's `answer` component over the memories, by recall's rule: the kind of answer
+    the question asks for (`answers.asked_for`), the memories whose content matches that kind's
+    pattern (`answers.HOLDS`, which the stored `holds_*` columns apply)."""
+    from memories.answers import HOLDS, asked_for
+
+    sql = "SELECT content ~ %s FROM unnest(%s::text[]) WITH ORDINALITY AS m(content, i) ORDER BY i"
+    with psycopg.connect(database_url) as conn:
+        for conv in conversations:
+            contents = [doc["content"] for doc in conv.docs]
+            holding = {
+                kind: np.array([float(holds) for (holds,) in conn.execute(sql, [pattern, contents])])
+                for kind, pattern in HOLDS.items()
+            }
+            conv.answer = [holding.get(asked_for(q["text"]), np.zeros(conv.n)) for q in conv.questions]
+
+
 def dated(conversations, samples):
     """Each memory's time (its first turn's session date, as bench.locomo stores it) and the day
     or month each question names, in days since the epoch."""
@@ -307,9 +326,18 @@ def variants():
     current = linear(*shipped)
     return {
         "service (this checkout's settings, its candidates)": linear(
+            *shipped,
+            limited=limits,
+            w_time=weights["time"],
+            w_statement=weights["statement"],
+            w_answer=weights["answer"],
+        ),
+        "same without the answer component": linear(
             *shipped, limited=limits, w_time=weights["time"], w_statement=weights["statement"]
         ),
-        "same without the statement component": linear(*shipped, limited=limits, w_time=weights["time"]),
+        "same without the statement component either": linear(
+            *shipped, limited=limits, w_time=weights["time"]
+        ),
         "same without the time component either": linear(*shipped, limited=limits),
         "vector only": lambda conv, qi: conv.cosine[qi],
         "IDF share only": lambda conv, qi: idf_share(conv, conv.terms(qi)),
@@ -350,6 +378,7 @@ def main():
     conversations = [Conversation(c) for c in data]
     dated(conversations, load(args.path))
     stated(conversations, args.database_url)
+    answered(conversations, args.database_url)
     odd, even = conversations[0::2], conversations[1::2]
     report = {}
     for name, score in variants().items():

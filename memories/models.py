@@ -8,10 +8,11 @@ from django.contrib.postgres.search import SearchVector, SearchVectorField
 from django.db import connection, models
 from django.db.models import F, Func, Q, TextField, Value
 from django.db.models.functions import Length
-from django.db.models.lookups import LessThanOrEqual
+from django.db.models.lookups import LessThanOrEqual, Regex
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
+from memories.answers import HOLDS
 from memories.embeddings import vector_literal
 
 UNIT_FIELDS = [
@@ -121,6 +122,14 @@ class Memory(models.Model):
         expression=SearchVector(searchable_text(F("content")), config=SEARCH_CONFIG),
         output_field=SearchVectorField(),
         db_persist=True,
+    )
+    # Whether the content holds a time or a number, the answers to "when" and "how many"
+    # (recall's `answer` component): worked out once per content, not by every recall.
+    holds_time = models.GeneratedField(
+        expression=Regex(F("content"), HOLDS["time"]), output_field=models.BooleanField(), db_persist=True
+    )
+    holds_number = models.GeneratedField(
+        expression=Regex(F("content"), HOLDS["number"]), output_field=models.BooleanField(), db_persist=True
     )
     tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     memory_type = models.CharField(max_length=20, choices=MemoryType.choices, default=MemoryType.MEMORY)

@@ -23,7 +23,7 @@ when the caller may read from one, else the primary.
 
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
-        + w_context·context + w_time·time + w_statement·statement
+        + w_context·context + w_time·time + w_statement·statement + w_answer·answer
 with the weights of `settings.RECALL_WEIGHTS`.
 
 keyword = the IDF-weighted share of the query's terms the memory contains. The IDF of a term is
@@ -47,6 +47,12 @@ statement = 0 for a memory whose content ends with a question mark (?, ？ or ؟
 question that matches the query is evidence for the turns around it (its context passes on in
 full) more than an answer itself.
 
+answer = 1 for a memory that holds the kind of answer the query asks for, 0 otherwise
+(`memories.answers`): a time ("… last week", "in May", "2023") when it asks when, a number when
+it asks how many, how much, how long, how often, how old or how far; 0 for every memory when the
+query asks for neither. Whether a memory holds either is stored with it (`holds_time`,
+`holds_number`, generated from the content), so a recall reads two booleans.
+
 relation = Σ strength × importance × relevance of the memory at the other end, over the edges the
 graph step followed from the memory to a seed of the expansion, capped at 1 (0 without expansion);
 relevance is that memory's vector similarity to the query (1 without a query), so a link to a
@@ -57,9 +63,9 @@ with the vector alone, 0.569 with ts_rank_cd alone, 0.591 with vector + ½·ts_r
 ½·IDF share, 0.656 with 0.35·vector + 0.35·IDF share + 0.4·context (decay 0.7), and 0.675 with
 0.25·vector + 0.35·IDF share + 0.6·context (decay 0.85), the weights chosen on half of the
 conversations and confirmed on the other half; 0.1·time (the 79 of 760 questions that name a day
-or month) raised it to 0.699, the conversation neighbours among the candidates to 0.709, and
-0.04·statement to 0.717. BM25 instead of the IDF share, rank fusion, and pseudo-relevance
-feedback on either side did not help (bench/README.md).
+or month) raised it to 0.699, the conversation neighbours among the candidates to 0.709,
+0.04·statement to 0.717 and 0.05·answer to 0.726. BM25 instead of the IDF share, rank fusion,
+and pseudo-relevance feedback on either side did not help (bench/README.md).
 """
 
 import json
@@ -72,13 +78,13 @@ from django.conf import settings
 from django.db import connections, transaction
 
 from graph import queries as graph_queries
-from memories import embeddings, services, time_query
+from memories import answers, embeddings, services, time_query
 from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
 from memsite import replicas
 
 COMPONENTS = [
     "vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context", "time",
-    "statement",
+    "statement", "answer",
 ]  # fmt: skip
 RECENCY_DAYS = 180
 TIME_DAYS = 3
@@ -183,6 +189,11 @@ TIME = (
     "EXTRACT(EPOCH FROM (m.created_at - %(named_end)s::timestamptz)))::float / 86400 / %(time_days)s)) END"
 )
 STATEMENT = "CASE WHEN m.content ~ '[?？؟][[:space:]]*$' THEN 0.0 ELSE 1.0 END::float"
+# Whether the memory holds the kind of answer the query asks for (`answers`), stored with it.
+ANSWER = (
+    "CASE %(answer)s WHEN 'time' THEN m.holds_time WHEN 'number' THEN m.holds_number ELSE false END"
+    "::int::float"
+)
 
 # The query's terms, each with its IDF weight and its first matches (the filters decide the
 # document frequencies): a statement of its own, run once per recall, whose answer both scorings
@@ -283,7 +294,8 @@ relation_scores AS (
 
 # Every component but context and relation, of the memory `m`.
 COMPONENTS_OF_M = f"""{{tag_score}} AS tag, {RECENCY} AS recency, {{time}} AS time, {STATEMENT} AS statement,
-           m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at, m.sequence"""
+           {ANSWER} AS answer, m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at,
+           m.sequence"""
 
 # The conversation around the matched memories, each edge looked up once from the memory it
 # leaves: the matches' edges, then those of the `ring` one step from a match (with
@@ -347,7 +359,7 @@ fused AS (
     SELECT s.*, %(w_vector)s * s.vector + %(w_keyword)s * s.keyword + %(w_relation)s * s.relation
                 + %(w_tag)s * s.tag + %(w_importance)s * s.importance + %(w_confidence)s * s.confidence
                 + %(w_recency)s * s.recency + %(w_context)s * s.context + %(w_time)s * s.time
-                + %(w_statement)s * s.statement AS final
+                + %(w_statement)s * s.statement + %(w_answer)s * s.answer AS final
     FROM scored s
 ),
 ranked AS (
@@ -357,7 +369,7 @@ top AS (
     SELECT r.* FROM ranked r ORDER BY {rank_order} LIMIT %(limit)s
 )
 SELECT {columns}, r.vector, r.keyword, r.relation, r.context, r.tag, r.recency, r.time, r.statement,
-       r.final, r.rank_score
+       r.answer, r.final, r.rank_score
 FROM top r JOIN memories_memory m ON m.id = r.id
 ORDER BY {order}
 """
@@ -424,22 +436,25 @@ def _statement(options, given):
 @dataclass
 class Query:
     """What the query brings to every scoring of one recall: its vector, its terms (`QUERY_TERMS`)
-    with their IDF weights, the memories the terms matched, and the day or month its text names."""
+    with their IDF weights, the memories the terms matched, the day or month its text names, and
+    the kind of answer it asks for."""
 
     vector: str | None = None
     terms: list = field(default_factory=list)
     term_hits: list = field(default_factory=list)
     named: tuple = (None, None)
+    answer: str | None = None
 
 
 def _query(alias, user, options):
-    """The query's vector, its named day or month, and its terms, read on database `alias`; the
-    vector is embedded on `EMBEDDER`'s thread while the terms are read."""
+    """The query's vector, its named day or month, the answer it asks for, and its terms, read on
+    database `alias`; the vector is embedded on `EMBEDDER`'s thread while the terms are read."""
     query = Query()
     if not options.query:
         return query
     embedding = EMBEDDER.submit(embeddings.embed, options.query)
     query.named = time_query.named_in(options.query) or query.named
+    query.answer = answers.asked_for(options.query)
     with connections[alias].cursor() as cursor:
         cursor.execute(QUERY_TERMS.format(filters=_filters(options)), _params(user, options, query))
         for term, idf, hits in cursor.fetchall():
@@ -478,6 +493,7 @@ def _params(user, options, query, given=None):
         "named_start": query.named[0],
         "named_end": query.named[1],
         "time_days": TIME_DAYS,
+        "answer": query.answer,
         "context_decay": settings.RECALL_CONTEXT_DECAY,
         "ring_candidates": not given.ids,
         "limit": options.limit + (options.expansion_limit if given.ids else 0),

@@ -252,6 +252,7 @@ RECALL_WEIGHTS = {
     "context": env_float("MEMSITE_RECALL_WEIGHT_CONTEXT", 0.6, 0, 1),
     "time": env_float("MEMSITE_RECALL_WEIGHT_TIME", 0.1, 0, 1),
     "statement": env_float("MEMSITE_RECALL_WEIGHT_STATEMENT", 0.04, 0, 1),
+    "answer": env_float("MEMSITE_RECALL_WEIGHT_ANSWER", 0.05, 0, 1),
 }
 # The context a memory inherits from a PRECEDED_BY neighbour two steps away counts this much of
 # what it inherits from one a step away.

@@ -71,6 +71,7 @@ class ScoreComponentsSerializer(serializers.Serializer):
     context = serializers.FloatField()
     time = serializers.FloatField()
     statement = serializers.FloatField()
+    answer = serializers.FloatField()
 
 
 class RelationSerializer(serializers.Serializer):

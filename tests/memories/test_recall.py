@@ -52,6 +52,7 @@ def test_result_shape(alice_client, facts):
         "context",
         "time",
         "statement",
+        "answer",
     }
     assert first["match_type"] in {"vector", "keyword"}
     assert first["relations"] == []
