@@ -140,7 +140,9 @@ def start_worker(database_url, *args):
 
 @contextmanager
 def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
-    """Serve memsite as `make run` does (gunicorn, uvicorn workers) on 127.0.0.1:`port` for the block."""
+    """Serve memsite as `make run` does (migrations, then gunicorn with uvicorn workers) on
+    127.0.0.1:`port` for the block: a database seeded earlier gets this checkout's schema."""
+    manage("migrate", "--noinput", "-v", "0", database_url=database_url)
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "memsite.asgi:application",

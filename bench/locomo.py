@@ -196,7 +196,8 @@ def measure(args, samples, protocol, extra, server_env):
     """Load (unless reused) and evaluate one ingestion protocol; answers its report section."""
     database_url = f"{args.database_url}_{protocol}"
     reuse = args.reuse and bool(_has_data(database_url))
-    ensure_database(database_url, fresh=not reuse)  # a reused one gets this checkout's migrations
+    if not reuse:
+        ensure_database(database_url, fresh=True)
     token, _ = issue_token(database_url, USERNAME)
     with running_server(database_url, args.port, args.workers, server_env) as base_url:
         client = Client(base_url, token)
