@@ -269,33 +269,33 @@ def evaluate(score, conversations, k=5):
     return {group: round(float(np.mean(values)), 3) for group, values in hits.items()}
 
 
+MATCHING_SQL = "SELECT content ~ %s FROM unnest(%s::text[]) WITH ORDINALITY AS m(content, i) ORDER BY i"
+
+
+def matching(conn, pattern, conv):
+    """1 for each memory whose content matches the PostgreSQL `pattern`, else 0 (as the stored
+    columns `is_question`, `holds_time` and `holds_number` are generated)."""
+    contents = [doc["content"] for doc in conv.docs]
+    return np.array([float(matches) for (matches,) in conn.execute(MATCHING_SQL, [pattern, contents])])
+
+
 def stated(conversations, database_url):
-    """Each memory's `statement` component, computed by recall's own SQL expression."""
-    from memories.recall import STATEMENT
+    """Each memory's `statement` component: 0 when it only asks (`answers.QUESTION`), else 1."""
+    from memories.answers import QUESTION
 
     with psycopg.connect(database_url) as conn:
         for conv in conversations:
-            rows = conn.execute(
-                f"SELECT {STATEMENT} FROM unnest(%s::text[]) WITH ORDINALITY AS m(content, i) ORDER BY i",
-                [[doc["content"] for doc in conv.docs]],
-            ).fetchall()
-            conv.statement = np.array([statement for (statement,) in rows])
+            conv.statement = 1 - matching(conn, QUESTION, conv)
 
 
 def answered(conversations, database_url):
-    """Each question's `answer` component over the memories, by recall's rule: the kind of answer
-    the question asks for (`answers.asked_for`), the memories whose content matches that kind's
-    pattern (`answers.HOLDS`, which the stored `holds_*` columns apply)."""
+    """Each question's `answer` component over the memories: the kind of answer the question asks
+    for (`answers.asked_for`), the memories holding one (`answers.HOLDS`)."""
     from memories.answers import HOLDS, asked_for
 
-    sql = "SELECT content ~ %s FROM unnest(%s::text[]) WITH ORDINALITY AS m(content, i) ORDER BY i"
     with psycopg.connect(database_url) as conn:
         for conv in conversations:
-            contents = [doc["content"] for doc in conv.docs]
-            holding = {
-                kind: np.array([float(holds) for (holds,) in conn.execute(sql, [pattern, contents])])
-                for kind, pattern in HOLDS.items()
-            }
+            holding = {kind: matching(conn, pattern, conv) for kind, pattern in HOLDS.items()}
             conv.answer = [holding.get(asked_for(q["text"]), np.zeros(conv.n)) for q in conv.questions]
 
 

@@ -1,4 +1,5 @@
-"""The kind of answer a recall query asks for, and the memories that hold one (recall's `answer`).
+"""The kind of answer a recall query asks for, the memories that hold one (recall's `answer`),
+and the memories that only ask (recall's `statement`).
 
 A query that asks when ("When did we move the servers?", "What year did she start?") is
 answered by a memory that says when: it names a month or a weekday, says yesterday, today,
@@ -6,6 +7,9 @@ tomorrow or tonight, "… ago", "last week" (or next, this, past with week, week
 a time of day or a season), or a year. A query that asks how many, how much, how long, how often,
 how old or how far is answered by a memory with a number, in digits or words. Questions are
 recognised by their first words, in English; any other query asks for neither.
+
+A memory whose content ends with a question mark (?, ？ or ؟) only asks: it is evidence for the
+turns around it more than an answer itself.
 """
 
 import re
@@ -16,7 +20,9 @@ ASKS = {
     ),
     "number": re.compile(r"\W*how (many|much|long|often|old|far)\b", re.I),
 }
-# PostgreSQL regular expressions over a memory's content: month and weekday names capitalised
+# PostgreSQL regular expressions over a memory's content.
+QUESTION = "[?？؟][[:space:]]*$"
+# Month and weekday names capitalised
 # ("May" the month, not "may" the verb), other words also at the start of a sentence.
 HOLDS = {
     "time": (

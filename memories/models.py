@@ -12,7 +12,7 @@ from django.db.models.lookups import LessThanOrEqual, Regex
 from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
-from memories.answers import HOLDS
+from memories.answers import HOLDS, QUESTION
 from memories.embeddings import vector_literal
 
 UNIT_FIELDS = [
@@ -123,8 +123,12 @@ class Memory(models.Model):
         output_field=SearchVectorField(),
         db_persist=True,
     )
-    # Whether the content holds a time or a number, the answers to "when" and "how many"
-    # (recall's `answer` component): worked out once per content, not by every recall.
+    # Whether the content only asks, and whether it holds a time or a number, the answers to "when"
+    # and "how many" (recall's `statement` and `answer`): worked out once per content, not by
+    # every recall.
+    is_question = models.GeneratedField(
+        expression=Regex(F("content"), QUESTION), output_field=models.BooleanField(), db_persist=True
+    )
     holds_time = models.GeneratedField(
         expression=Regex(F("content"), HOLDS["time"]), output_field=models.BooleanField(), db_persist=True
     )

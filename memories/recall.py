@@ -50,8 +50,11 @@ full) more than an answer itself.
 answer = 1 for a memory that holds the kind of answer the query asks for, 0 otherwise
 (`memories.answers`): a time ("… last week", "in May", "2023") when it asks when, a number when
 it asks how many, how much, how long, how often, how old or how far; 0 for every memory when the
-query asks for neither. Whether a memory holds either is stored with it (`holds_time`,
-`holds_number`, generated from the content), so a recall reads two booleans.
+query asks for neither.
+
+Whether a memory only asks and whether it holds a time or a number are stored with it
+(`is_question`, `holds_time`, `holds_number`, generated from the content), so a recall reads
+booleans instead of matching patterns against every memory it scores.
 
 relation = Σ strength × importance × relevance of the memory at the other end, over the edges the
 graph step followed from the memory to a seed of the expansion, capped at 1 (0 without expansion);
@@ -188,8 +191,9 @@ TIME = (
     "EXTRACT(EPOCH FROM (%(named_start)s::timestamptz - m.created_at)), "
     "EXTRACT(EPOCH FROM (m.created_at - %(named_end)s::timestamptz)))::float / 86400 / %(time_days)s)) END"
 )
-STATEMENT = "CASE WHEN m.content ~ '[?？؟][[:space:]]*$' THEN 0.0 ELSE 1.0 END::float"
-# Whether the memory holds the kind of answer the query asks for (`answers`), stored with it.
+# Whether the memory only asks, and whether it holds the kind of answer the query asks for
+# (`answers`): stored with it.
+STATEMENT = "CASE WHEN m.is_question THEN 0.0 ELSE 1.0 END::float"
 ANSWER = (
     "CASE %(answer)s WHEN 'time' THEN m.holds_time WHEN 'number' THEN m.holds_number ELSE false END"
     "::int::float"

@@ -1,12 +1,14 @@
-"""Whether a memory's content holds a time or a number, stored: recall's `answer` component.
+"""Whether a memory's content only asks, and whether it holds a time or a number, stored: recall's
+`statement` and `answer` components.
 
-Both columns are generated from the content and added by one ALTER TABLE, so the table and its
-indexes are rewritten once (each ADD COLUMN of a stored generated column rewrites them).
+The three columns are generated from the content and added by one ALTER TABLE, so the table and
+its indexes are rewritten once (each ADD COLUMN of a stored generated column rewrites them).
 """
 
 import django.db.models.lookups
 from django.db import migrations, models
 
+QUESTION = "[?？؟][[:space:]]*$"
 TIME = (
     r"\m(January|February|March|April|May|June|July|August|September|October|November|December"
     r"|Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday"
@@ -19,7 +21,7 @@ NUMBER = (
     r"(?i)[0-9]|\m(one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty"
     r"|forty|fifty|hundred|thousand|million|dozen|couple|few|several|once|twice)\M"
 )
-COLUMNS = {"holds_time": TIME, "holds_number": NUMBER}
+COLUMNS = {"is_question": QUESTION, "holds_time": TIME, "holds_number": NUMBER}
 
 
 def generated(pattern):
