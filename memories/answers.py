@@ -20,10 +20,9 @@ ASKS = {
     ),
     "number": re.compile(r"\W*how (many|much|long|often|old|far)\b", re.I),
 }
-# PostgreSQL regular expressions over a memory's content.
+# PostgreSQL regular expressions over a memory's content. In HOLDS, month and weekday names are
+# capitalised ("May" the month, not "may" the verb); other words may also start a sentence.
 QUESTION = "[?？؟][[:space:]]*$"
-# Month and weekday names capitalised
-# ("May" the month, not "may" the verb), other words also at the start of a sentence.
 HOLDS = {
     "time": (
         r"\m(January|February|March|April|May|June|July|August|September|October|November|December"
