@@ -67,6 +67,8 @@ def test_a_memory_holding_the_kind_of_answer_asked_for_scores_answer_one(
 @pytest.mark.django_db
 def test_a_memory_whose_content_changes_to_name_a_time_answers_when(alice, alice_client):
     memory = MemoryFactory(owner=alice, content="We moved the servers.")
+    (result,) = recall(alice_client, query=WHEN, limit=1)["results"]
+    assert result["score_components"]["answer"] == 0.0
     response = alice_client.patch(
         f"/memory/{memory.pk}", {"content": "We moved the servers on Friday."}, format="json"
     )
