@@ -2,7 +2,8 @@
 
 Each live memory asks the HNSW index for its `DETECT_NEIGHBOURS` nearest live memories of the
 same owner (a LATERAL join over a chunk of memories at a time, run by parallel workers; never all
-pairs). Those pairs, the pairs with equal normalized content (same `content_hash`) and every
+pairs); in an owner of at most `EXACT_UP_TO` live memories it compares itself with each of
+them. Those pairs, the pairs with equal normalized content (same `content_hash`) and every
 CONTRADICTS association become candidates; the findings are then derived from the candidates in
 one statement (severities rounded to four decimals):
 
@@ -109,21 +110,40 @@ WHERE {SCOPE} AND m.id IN (SELECT memory1 FROM detect_candidate UNION SELECT mem
 # The k-nearest-neighbour search as a function: a LATERAL subquery with LIMIT is never run by
 # parallel workers, a PARALLEL SAFE function is, so each chunk searches on every core. It is
 # created per run in pg_temp, inside the detection transaction.
-# EXECUTE plans each call for its owner (the index for a large owner, the owner's rows for a small
-# one); a plan cached across calls would be planned for an average owner.
+# An owner with at most EXACT_UP_TO live memories (`detect_small_owner`) compares each memory
+# with all of them: exact, and cheaper than the index, whose search would pass over other owners'
+# vectors (and, before vacuum, deleted ones) and may stop at its scan limit before reaching them.
+# A larger owner asks the HNSW index; EXECUTE plans each call for its owner.
 NEIGHBOURS_FUNCTION = """
-CREATE OR REPLACE FUNCTION pg_temp.detect_neighbours(query vector, owner integer, self uuid, k integer)
+CREATE OR REPLACE FUNCTION pg_temp.detect_neighbours(
+    query vector, owner integer, self uuid, k integer, exact boolean
+)
 RETURNS TABLE (id uuid, distance float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
 BEGIN
-    RETURN QUERY EXECUTE $q$
-        SELECT o.id, o.embedding <=> $1 FROM memories_memory o
-        WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
-        ORDER BY o.embedding <=> $1
-        LIMIT $4
-    $q$ USING query, owner, self, k;
+    IF exact THEN  -- ordered by an expression the vector index cannot serve
+        RETURN QUERY EXECUTE $q$
+            SELECT o.id, o.embedding <=> $1 FROM memories_memory o
+            WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
+            ORDER BY (o.embedding <=> $1) + 0
+            LIMIT $4
+        $q$ USING query, owner, self, k;
+    ELSE
+        RETURN QUERY EXECUTE $q$
+            SELECT o.id, o.embedding <=> $1 FROM memories_memory o
+            WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
+            ORDER BY o.embedding <=> $1
+            LIMIT $4
+        $q$ USING query, owner, self, k;
+    END IF;
 END
 $fn$
+"""
+EXACT_UP_TO = 1000
+SMALL_OWNERS = f"""
+CREATE TEMPORARY TABLE detect_small_owner ON COMMIT DROP AS
+SELECT m.owner_id FROM memories_memory m WHERE {SCOPE}
+GROUP BY m.owner_id HAVING count(*) <= {EXACT_UP_TO}
 """
 
 # One chunk of memories (a hash slice) searches its neighbours; kept pairs reach the lower of
@@ -132,7 +152,9 @@ NEIGHBOUR_CHUNK = f"""
 CREATE TEMPORARY TABLE detect_chunk ON COMMIT DROP AS
 SELECT LEAST(m.id, n.id) AS memory1, GREATEST(m.id, n.id) AS memory2, 1 - n.distance AS similarity
 FROM memories_memory m
-CROSS JOIN LATERAL pg_temp.detect_neighbours(m.embedding, m.owner_id, m.id, %(neighbours)s) n
+CROSS JOIN LATERAL pg_temp.detect_neighbours(
+    m.embedding, m.owner_id, m.id, %(neighbours)s, m.owner_id IN (SELECT owner_id FROM detect_small_owner)
+) n
 WHERE {SEARCHED} AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
   AND 1 - n.distance >= %(min_cosine)s
 """
@@ -352,8 +374,12 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
         for statement in _session_settings():
             cursor.execute(statement)
         cursor.execute(NEIGHBOURS_FUNCTION)
-        cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate, pg_temp.detect_polarity")
+        cursor.execute(
+            "DROP TABLE IF EXISTS pg_temp.detect_candidate, pg_temp.detect_polarity, "
+            "pg_temp.detect_small_owner"
+        )
         cursor.execute(CREATE_CANDIDATES)
+        cursor.execute(SMALL_OWNERS, params)
         cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SEARCHED}", params)
         result.scanned = cursor.fetchone()[0]
         _search_neighbours(cursor, params, result.scanned, progress)
@@ -365,7 +391,7 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
         cursor.execute(UPSERT_FINDINGS, params)
         found, result.created, result.no_longer_detected, touched = cursor.fetchone()
         result.found.update(found or {})
-        cursor.execute("DROP TABLE detect_candidate, detect_polarity")
+        cursor.execute("DROP TABLE detect_candidate, detect_polarity, detect_small_owner")
         clock.lap("findings")
         if touched:
             result.reevaluated = evaluate_memories(sorted(touched), Trigger.FINDING)
