@@ -110,7 +110,7 @@ WHERE {SCOPE} AND m.id IN (SELECT memory1 FROM detect_candidate UNION SELECT mem
 # The k-nearest-neighbour search as a function: a LATERAL subquery with LIMIT is never run by
 # parallel workers, a PARALLEL SAFE function is, so each chunk searches on every core. It is
 # created per run in pg_temp, inside the detection transaction.
-# An owner with at most EXACT_UP_TO live memories (`detect_small_owner`) compares each memory
+# An owner with at most EXACT_UP_TO live memories (SMALL_OWNERS) compares each memory
 # with all of them: exact, and cheaper than the index, whose search would pass over other owners'
 # vectors (and, before vacuum, deleted ones) and may stop at its scan limit before reaching them.
 # A larger owner asks the HNSW index; EXECUTE plans each call for its owner.
@@ -140,10 +140,13 @@ END
 $fn$
 """
 EXACT_UP_TO = 1000
+# Counted once per run and passed as an array: a temporary table would keep the chunks' searches
+# out of parallel workers.
 SMALL_OWNERS = f"""
-CREATE TEMPORARY TABLE detect_small_owner ON COMMIT DROP AS
-SELECT m.owner_id FROM memories_memory m WHERE {SCOPE}
-GROUP BY m.owner_id HAVING count(*) <= {EXACT_UP_TO}
+SELECT COALESCE(array_agg(owner_id), '{{}}') FROM (
+    SELECT m.owner_id FROM memories_memory m WHERE {SCOPE}
+    GROUP BY m.owner_id HAVING count(*) <= {EXACT_UP_TO}
+) small
 """
 
 # One chunk of memories (a hash slice) searches its neighbours; kept pairs reach the lower of
@@ -153,7 +156,7 @@ CREATE TEMPORARY TABLE detect_chunk ON COMMIT DROP AS
 SELECT LEAST(m.id, n.id) AS memory1, GREATEST(m.id, n.id) AS memory2, 1 - n.distance AS similarity
 FROM memories_memory m
 CROSS JOIN LATERAL pg_temp.detect_neighbours(
-    m.embedding, m.owner_id, m.id, %(neighbours)s, m.owner_id IN (SELECT owner_id FROM detect_small_owner)
+    m.embedding, m.owner_id, m.id, %(neighbours)s, m.owner_id = ANY(%(small_owners)s::integer[])
 ) n
 WHERE {SEARCHED} AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
   AND 1 - n.distance >= %(min_cosine)s
@@ -374,12 +377,10 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
         for statement in _session_settings():
             cursor.execute(statement)
         cursor.execute(NEIGHBOURS_FUNCTION)
-        cursor.execute(
-            "DROP TABLE IF EXISTS pg_temp.detect_candidate, pg_temp.detect_polarity, "
-            "pg_temp.detect_small_owner"
-        )
+        cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate, pg_temp.detect_polarity")
         cursor.execute(CREATE_CANDIDATES)
         cursor.execute(SMALL_OWNERS, params)
+        params["small_owners"] = cursor.fetchone()[0]
         cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SEARCHED}", params)
         result.scanned = cursor.fetchone()[0]
         _search_neighbours(cursor, params, result.scanned, progress)
@@ -391,7 +392,7 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
         cursor.execute(UPSERT_FINDINGS, params)
         found, result.created, result.no_longer_detected, touched = cursor.fetchone()
         result.found.update(found or {})
-        cursor.execute("DROP TABLE detect_candidate, detect_polarity, detect_small_owner")
+        cursor.execute("DROP TABLE detect_candidate, detect_polarity")
         clock.lap("findings")
         if touched:
             result.reevaluated = evaluate_memories(sorted(touched), Trigger.FINDING)
