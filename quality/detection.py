@@ -121,21 +121,14 @@ CREATE OR REPLACE FUNCTION pg_temp.detect_neighbours(
 RETURNS TABLE (id uuid, distance float8)
 LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
 BEGIN
-    IF exact THEN  -- ordered by an expression the vector index cannot serve
-        RETURN QUERY EXECUTE $q$
-            SELECT o.id, o.embedding <=> $1 FROM memories_memory o
-            WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
-            ORDER BY (o.embedding <=> $1) + 0
-            LIMIT $4
-        $q$ USING query, owner, self, k;
-    ELSE
-        RETURN QUERY EXECUTE $q$
-            SELECT o.id, o.embedding <=> $1 FROM memories_memory o
-            WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
-            ORDER BY o.embedding <=> $1
-            LIMIT $4
-        $q$ USING query, owner, self, k;
-    END IF;
+    RETURN QUERY EXECUTE format($q$
+        SELECT o.id, o.embedding <=> $1 FROM memories_memory o
+        WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
+        ORDER BY %s
+        LIMIT $4
+    $q$, CASE WHEN exact THEN '(o.embedding <=> $1) + 0'  -- an order the vector index cannot serve
+              ELSE 'o.embedding <=> $1' END)
+    USING query, owner, self, k;
 END
 $fn$
 """
