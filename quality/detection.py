@@ -2,8 +2,8 @@
 
 Each live memory asks the HNSW index for its `DETECT_NEIGHBOURS` nearest live memories of the
 same owner (a LATERAL join over a chunk of memories at a time, run by parallel workers; never all
-pairs); in an owner of at most `EXACT_UP_TO` live memories it compares itself with each of
-them. Those pairs, the pairs with equal normalized content (same `content_hash`) and every
+pairs); in an owner of at most `neighbours.EXACT_UP_TO` live memories it compares itself with
+each of them. Those pairs, the pairs with equal normalized content (same `content_hash`) and every
 CONTRADICTS association become candidates; the findings are then derived from the candidates in
 one statement (severities rounded to four decimals):
 
@@ -41,6 +41,7 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection, transaction
 
+from quality import neighbours
 from quality.metrics import evaluate_memories
 from quality.models import Inconsistency, Trigger
 
@@ -107,50 +108,13 @@ SELECT m.id, {negated_sql("m")} AS negated FROM memories_memory m
 WHERE {SCOPE} AND m.id IN (SELECT memory1 FROM detect_candidate UNION SELECT memory2 FROM detect_candidate)
 """
 
-# The k-nearest-neighbour search as a function: a LATERAL subquery with LIMIT is never run by
-# parallel workers, a PARALLEL SAFE function is, so each chunk searches on every core. It is
-# created per run in pg_temp, inside the detection transaction.
-# An owner with at most EXACT_UP_TO live memories (SMALL_OWNERS) compares each memory
-# with all of them: exact, and cheaper than the index, whose search would pass over other owners'
-# vectors (and, before vacuum, deleted ones) and may stop at its scan limit before reaching them.
-# A larger owner asks the HNSW index; EXECUTE plans each call for its owner.
-NEIGHBOURS_FUNCTION = """
-CREATE OR REPLACE FUNCTION pg_temp.detect_neighbours(
-    query vector, owner integer, self uuid, k integer, exact boolean
-)
-RETURNS TABLE (id uuid, distance float8)
-LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
-BEGIN
-    RETURN QUERY EXECUTE format($q$
-        SELECT o.id, o.embedding <=> $1 FROM memories_memory o
-        WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3
-        ORDER BY %s
-        LIMIT $4
-    $q$, CASE WHEN exact THEN '(o.embedding <=> $1) + 0'  -- an order the vector index cannot serve
-              ELSE 'o.embedding <=> $1' END)
-    USING query, owner, self, k;
-END
-$fn$
-"""
-EXACT_UP_TO = 1000
-# Counted once per run and passed as an array: a temporary table would keep the chunks' searches
-# out of parallel workers.
-SMALL_OWNERS = f"""
-SELECT COALESCE(array_agg(owner_id), '{{}}') FROM (
-    SELECT m.owner_id FROM memories_memory m WHERE {SCOPE}
-    GROUP BY m.owner_id HAVING count(*) <= {EXACT_UP_TO}
-) small
-"""
-
 # One chunk of memories (a hash slice) searches its neighbours; kept pairs reach the lower of
 # the two thresholds. CREATE TABLE AS may run in parallel where INSERT ... SELECT may not.
 NEIGHBOUR_CHUNK = f"""
 CREATE TEMPORARY TABLE detect_chunk ON COMMIT DROP AS
 SELECT LEAST(m.id, n.id) AS memory1, GREATEST(m.id, n.id) AS memory2, 1 - n.distance AS similarity
 FROM memories_memory m
-CROSS JOIN LATERAL pg_temp.detect_neighbours(
-    m.embedding, m.owner_id, m.id, %(neighbours)s, m.owner_id = ANY(%(small_owners)s::integer[])
-) n
+CROSS JOIN LATERAL {neighbours.searched("m", "%(neighbours)s")} n
 WHERE {SEARCHED} AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
   AND 1 - n.distance >= %(min_cosine)s
 """
@@ -369,11 +333,9 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
     with transaction.atomic(), connection.cursor() as cursor:
         for statement in _session_settings():
             cursor.execute(statement)
-        cursor.execute(NEIGHBOURS_FUNCTION)
+        params["small_owners"] = neighbours.prepare(cursor, params["owner"])
         cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_candidate, pg_temp.detect_polarity")
         cursor.execute(CREATE_CANDIDATES)
-        cursor.execute(SMALL_OWNERS, params)
-        params["small_owners"] = cursor.fetchone()[0]
         cursor.execute(f"SELECT count(*) FROM memories_memory m WHERE {SEARCHED}", params)
         result.scanned = cursor.fetchone()[0]
         _search_neighbours(cursor, params, result.scanned, progress)

@@ -5,7 +5,8 @@ them on the first run; "changed" is entering the store, an edit or a re-enrichme
 first and at most `DISCOVERY_MAX_SEARCHED` a run: a run that stops there records how far it got
 (`searched_through`) and the next run goes on from there, so a large store is covered over a few
 runs instead of one run taking minutes. Each asks the HNSW index for its
-`DISCOVERY_NEIGHBOURS` nearest live memories of the same owner whose similarity lies in the band
+`DISCOVERY_NEIGHBOURS` nearest live memories of the same owner (`quality.neighbours`: all of them
+compared in a small owner) whose similarity lies in the band
 [`DISCOVERY_MIN_SIMILARITY`, `DISCOVERY_MAX_SIMILARITY`): the band's top leaves near-duplicates to
 detection and SIMILAR_TO to enrichment. The search runs chunk by chunk in parallel workers, like
 detection's; never over all pairs.
@@ -37,6 +38,7 @@ from django.db import connection, transaction
 from graph.models import Origin
 from graph.services import Link, associate_memories
 from memories.models import MemoryType
+from quality import neighbours
 from quality.consolidation.boost import ASSOCIATION_REASON
 from quality.consolidation.connections import counted_origins
 from quality.models import ConsolidationRun
@@ -53,28 +55,6 @@ SESSION_SETTINGS = [
     "SET LOCAL parallel_setup_cost = 0",
     "SET LOCAL parallel_tuple_cost = 0",
 ]
-
-# Memories at or above the band's top are skipped inside the index scan (the iterative scan goes
-# on past them); the band's bottom is applied to the k found, so a sparse neighbourhood costs no
-# more than k index results.
-# EXECUTE plans each call for its owner: a plan cached across calls is planned for an average
-# owner, scans the owner's rows and sorts them, and takes seconds for an owner of 100,000 memories
-# (bench/README.md, a million memories).
-NEIGHBOURS_FUNCTION = """
-CREATE OR REPLACE FUNCTION pg_temp.discover_neighbours(
-    query vector, owner integer, self uuid, k integer, min_distance float8)
-RETURNS TABLE (id uuid, distance float8)
-LANGUAGE plpgsql STABLE PARALLEL SAFE COST 10000 ROWS 10 AS $fn$
-BEGIN
-    RETURN QUERY EXECUTE $q$
-        SELECT o.id, o.embedding <=> $1 FROM memories_memory o
-        WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3 AND o.embedding <=> $1 > $5
-        ORDER BY o.embedding <=> $1
-        LIMIT $4
-    $q$ USING query, owner, self, k, min_distance;
-END
-$fn$
-"""
 
 # When a memory last changed: it entered the store, its content changed, or it was re-enriched.
 CHANGED = """GREATEST(m.entered_at, m.updated_at,
@@ -100,13 +80,14 @@ CREATE TEMPORARY TABLE discover_pair (
 """
 
 # One hash slice of the candidates searches its neighbours. It reads memories_memory, not a
-# temporary table, so that parallel workers can run it.
+# temporary table, so that parallel workers can run it. Memories at or above the band's top are
+# skipped inside the search; the band's bottom is applied to the k found, so a sparse
+# neighbourhood costs no more than k index results.
 NEIGHBOUR_CHUNK = f"""
 CREATE TEMPORARY TABLE discover_chunk ON COMMIT DROP AS
 SELECT LEAST(m.id, n.id) AS memory1, GREATEST(m.id, n.id) AS memory2, 1 - n.distance AS similarity
 FROM memories_memory m
-CROSS JOIN LATERAL pg_temp.discover_neighbours(
-    m.embedding, m.owner_id, m.id, %(neighbours)s, 1 - %(max_similarity)s) n
+CROSS JOIN LATERAL {neighbours.searched("m", "%(neighbours)s", beyond="1 - %(max_similarity)s")} n
 WHERE {CANDIDATE}
   AND (hashtext(m.id::text) & 2147483647) %% %(chunks)s = %(chunk)s
   AND n.distance <= 1 - %(min_similarity)s
@@ -211,7 +192,7 @@ def _search(cursor, params):
     cursor.execute(f"SET LOCAL hnsw.ef_search = {max(40, settings.DISCOVERY_NEIGHBOURS)}")
     for statement in SESSION_SETTINGS:
         cursor.execute(statement)
-    cursor.execute(NEIGHBOURS_FUNCTION)
+    params["small_owners"] = neighbours.prepare(cursor)
     cursor.execute("DROP TABLE IF EXISTS pg_temp.discover_pair, pg_temp.discover_scored")
     cursor.execute(CREATE_PAIRS)
     cursor.execute(UNTIL, params)

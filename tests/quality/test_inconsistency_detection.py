@@ -224,27 +224,3 @@ def test_detection_in_many_chunks_finds_the_same_pairs(alice, monkeypatch):
     result = detect_inconsistencies(alice, progress=lambda done, total: seen.append((done, total)))
     assert seen == [(1, 5), (3, 5), (5, 5)]
     assert (result.found["contradiction"], result.found["duplicate"]) == (1, 1)
-
-
-def hnsw_scans():
-    """Scans of the vector index by this transaction so far."""
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT pg_stat_get_xact_numscans('memory_live_embedding_hnsw'::regclass)")
-        return cursor.fetchone()[0]
-
-
-def test_a_small_owners_memories_are_compared_exactly_whatever_the_planner_prefers(alice):
-    online = MemoryFactory(owner=alice, content="The user is online")
-    offline = MemoryFactory(owner=alice, content="The user is not online")
-    with connection.cursor() as cursor:
-        # The index search is approximate and may stop before reaching a small owner's memories;
-        # without sorting, the planner would take it for every memory.
-        cursor.execute("SET LOCAL enable_sort = off")
-        cursor.execute("SET LOCAL max_parallel_workers_per_gather = 0")
-    before = hnsw_scans()
-
-    detect_inconsistencies(owner=alice)
-
-    assert hnsw_scans() == before
-    (contradiction,) = findings("contradiction")
-    assert pair_of(contradiction) == {online.pk, offline.pk}
