@@ -4,9 +4,9 @@ Candidates are the live memories new or changed since the last applied run that 
 them on the first run; "changed" is entering the store, an edit or a re-enrichment), oldest change
 first and at most `DISCOVERY_MAX_SEARCHED` a run: a run that stops there records how far it got
 (`searched_through`) and the next run goes on from there, so a large store is covered over a few
-runs instead of one run taking minutes. Each asks the HNSW index for its
-`DISCOVERY_NEIGHBOURS` nearest live memories of the same owner (`quality.neighbours`: all of them
-compared in a small owner) whose similarity lies in the band
+runs instead of one run taking minutes. Each asks for its `DISCOVERY_NEIGHBOURS` nearest live
+memories of the same owner (`quality.neighbours`: from the HNSW index, or exactly in an owner of
+at most `EXACT_UP_TO` live memories) whose similarity lies in the band
 [`DISCOVERY_MIN_SIMILARITY`, `DISCOVERY_MAX_SIMILARITY`): the band's top leaves near-duplicates to
 detection and SIMILAR_TO to enrichment. The search runs chunk by chunk in parallel workers, like
 detection's; never over all pairs.
