@@ -30,15 +30,26 @@ PRECEDED_STRENGTH = 0.5
 SWEEP_BATCH = 500
 SWEEP_LIMIT = 50_000
 
+
+def _scope(alias):
+    """SQL: the conversation a memory belongs to, its first tag that is not an entity tag ('' for
+    none). Entity tags are left out: enrichment appends them, and a job that tags a memory must not
+    move it out of the conversation of the next memory, enriched before its own tags."""
+    return (
+        f"COALESCE((SELECT t FROM unnest({alias}.tags) WITH ORDINALITY AS u(t, i) "
+        f"WHERE NOT starts_with(t, '{entities.PREFIX}') ORDER BY i LIMIT 1), '')"
+    )
+
+
 # The previous memory is the latest one before it in (created_at, sequence) order, so memories
 # sharing a timestamp (one batch, or no timestamps at all) are chained in the order they were given.
-PREVIOUS_SQL = """
+PREVIOUS_SQL = f"""
 SELECT n.id, n.owner_id, p.id
 FROM memories_memory n
 CROSS JOIN LATERAL (
     SELECT p.id FROM memories_memory p
     WHERE p.owner_id = n.owner_id AND p.id <> n.id AND p.archived_at IS NULL
-      AND COALESCE(p.tags[1], '') = COALESCE(n.tags[1], '')
+      AND {_scope("p")} = {_scope("n")}
       AND (p.created_at, p.sequence) < (n.created_at, n.sequence)
       AND p.created_at >= n.created_at - %(window)s
     ORDER BY p.created_at DESC, p.sequence DESC

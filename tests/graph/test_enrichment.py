@@ -50,6 +50,18 @@ def test_a_new_memory_is_preceded_by_the_previous_one_in_its_scope(store, graph_
     graph_agrees()
 
 
+def test_untagged_memories_enriched_one_by_one_are_chained_whatever_entity_tags_they_get(
+    store, graph_agrees
+):
+    question = store("Where is a good place to go hiking near Denver?")
+    reply = store("Try Mount Falcon Park, about 30 minutes west of Denver.")
+    store("We went hiking there last weekend.", tags=["entity:denver", "trips"])  # scope "trips"
+
+    assert question.tags == ["entity:denver"]  # tagged by its own job, before the reply was stored
+    assert set(edges("PRECEDED_BY")) == {(str(reply.pk), str(question.pk))}
+    graph_agrees()
+
+
 def test_no_preceded_by_edge_to_a_memory_older_than_seven_days(store):
     old = (timezone.now() - timedelta(days=8)).isoformat()
     store("Quarterly goals were drafted", tags=["goals"], timestamp=old)
