@@ -35,6 +35,7 @@ from datetime import datetime
 from django.conf import settings
 from django.db import connection, transaction
 
+from graph import entities
 from graph.models import Origin
 from graph.services import Link, associate_memories
 from memories.models import MemoryType
@@ -47,7 +48,6 @@ logger = logging.getLogger("quality.consolidation")
 
 PHASE = "discover"
 CHUNK_SIZE = 5000
-ENTITY_PREFIX = "entity:"
 DRY_RUN_PAIRS_SHOWN = 50
 
 SESSION_SETTINGS = [
@@ -182,7 +182,7 @@ def _params(since):
         "window": settings.DISCOVERY_TEMPORAL_WINDOW_MINUTES,
         "per_memory": settings.DISCOVERY_MAX_PER_MEMORY,
         "per_run": settings.DISCOVERY_MAX_PER_RUN,
-        "entity": ENTITY_PREFIX + "%",
+        "entity": entities.PREFIX + "%",
         "type_tags": [value.lower() for value in MemoryType.values],
     }
 
