@@ -3,9 +3,10 @@
 One pipeline, every result scored the same way:
 1. read the query's terms: their IDF weights and first matches (`QUERY_TERMS`), once for every
    scoring of the recall, while another thread embeds the query;
-2. candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, iterative scan so owner and
-   filters never starve it, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a selective filter cannot
-   make it walk the whole index), the memories matching each query term (at most `per_term` per
+2. candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, an iterative scan that passes
+   over other owners' and filtered-out memories, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a
+   selective filter cannot make it walk the whole index; when that leaves it short, the filtered
+   memories ranked exactly), the memories matching each query term (at most `per_term` per
    term; none for a term the table's statistics call common, whose matches would be a bitmap of
    much of a large owner's memories), those matching all terms, and the memories next to any of
    these in the conversation (PRECEDED_BY either way) that pass the filters;
@@ -255,11 +256,19 @@ term_weights AS MATERIALIZED (
 
 # Memories gathered for a query: HNSW neighbours, per-term and all-terms full-text matches. The
 # memories next to these in the conversation join them as candidates when they pass the filters
-# (SCORED_BY_QUERY): the reply to a matching question often answers it.
+# (SCORED_BY_QUERY): the reply to a matching question often answers it. When the index search
+# comes up short of `candidates` (the filtered memories lie beyond the tuples it may visit: a
+# selective filter far from the query, a small owner among many), the filtered memories are
+# ranked exactly instead: cosine_distance() is the distance <=> is, by which the index cannot order.
 GATHERED_BY_QUERY = """
-vector_hits AS (
+vector_hits AS MATERIALIZED (
     SELECT m.id FROM memories_memory m WHERE {filters}
     ORDER BY m.embedding <=> %(vector)s::vector LIMIT %(candidates)s
+),
+exact_hits AS (
+    SELECT m.id FROM memories_memory m
+    WHERE {filters} AND (SELECT count(*) FROM vector_hits) < %(candidates)s
+    ORDER BY cosine_distance(m.embedding, %(vector)s::vector) LIMIT %(candidates)s
 ),
 every_term_hits AS (
     SELECT m.id FROM memories_memory m
@@ -267,7 +276,8 @@ every_term_hits AS (
     LIMIT %(per_term)s
 ),
 matched AS MATERIALIZED (
-    SELECT id FROM vector_hits UNION SELECT unnest(%(term_hits)s::uuid[]) UNION SELECT id FROM every_term_hits
+    SELECT id FROM vector_hits UNION SELECT id FROM exact_hits UNION SELECT unnest(%(term_hits)s::uuid[])
+    UNION SELECT id FROM every_term_hits
 ),"""
 # Memories gathered without a query: the newest (or, sorted by time ascending, the oldest).
 GATHERED_BY_TIME = """
@@ -604,10 +614,14 @@ def recall(user, options, record_access=True):
     alias = replicas.current_alias()
     with transaction.atomic(using=alias):
         with connections[alias].cursor() as cursor:
+            # Neither parallel workers nor JIT compilation: the exact search's estimated cost (a
+            # large owner's every memory) would buy both for every recall, workers started and code
+            # compiled before its condition is read, at the cost of many recalls, for nothing.
             cursor.execute(
                 "SELECT set_config('hnsw.ef_search', %s, true), "
                 "set_config('hnsw.iterative_scan', 'relaxed_order', true), "
-                "set_config('hnsw.max_scan_tuples', %s, true)",
+                "set_config('hnsw.max_scan_tuples', %s, true), "
+                "set_config('max_parallel_workers_per_gather', '0', true), set_config('jit', 'off', true)",
                 [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
             )
         query = _query(alias, user, options)

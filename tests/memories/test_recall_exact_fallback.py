@@ -1,0 +1,77 @@
+"""A filter whose memories lie far from the query, beyond the tuples the HNSW search may visit
+(`RECALL_HNSW_MAX_SCAN_TUPLES`), still gets its nearest memories: the filtered memories are ranked
+exactly when the index search comes up short."""
+
+import factory
+import pytest
+from django.db import connection, transaction
+
+from tests.factories import MemoryFactory
+from tests.memories.conftest import plan_nodes, recall
+
+pytestmark = pytest.mark.django_db
+
+NEAR = "Deploy {n}: the billing service release failed its health check"
+FAR = [
+    "Grandma's lemon cake needs {n} eggs and a cup of sugar",
+    "The cat sleeps on the {n}th step of the stairs",
+]
+
+
+@pytest.fixture
+def crowded(alice, settings):
+    """Three hundred memories near the query, six far from it with another type; the search may
+    visit the hundred memories nearest the query, all of the near kind, for twenty candidates."""
+    settings.RECALL_CANDIDATES = 20
+    settings.RECALL_HNSW_EF_SEARCH = 10
+    settings.RECALL_HNSW_MAX_SCAN_TUPLES = 100
+    MemoryFactory.create_batch(300, owner=alice, content=factory.Sequence(lambda n: NEAR.format(n=n)))
+    far = MemoryFactory.create_batch(
+        6, owner=alice, memory_type="Insight", content=factory.Sequence(lambda n: FAR[n % 2].format(n=n))
+    )
+    with connection.cursor() as cursor:
+        cursor.execute("ANALYZE memories_memory")
+        # Ordered by distance only through an index: the planner takes the HNSW search, whatever
+        # the statistics say of the owner's and the type's sizes.
+        cursor.execute("SET enable_sort = off")
+    return {str(memory.pk) for memory in far}
+
+
+def exact_scan_loops(client, settings, **params):
+    """How many times the scoring statement of this recall read the memories for its exact search
+    (EXPLAIN ANALYZE, under the recall's search settings)."""
+    statements = []
+
+    def keep(execute, sql, sql_params, many, context):
+        statements.append((sql, sql_params))
+        return execute(sql, sql_params, many, context)
+
+    with connection.execute_wrapper(keep):
+        recall(client, **params)
+    sql, sql_params = next(s for s in statements if "candidates AS" in s[0])
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true), "
+            "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
+            [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
+        )
+        cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, sql_params)
+        plan = cursor.fetchone()[0][0]["Plan"]
+    (exact_sort,) = [node for node, _ in plan_nodes(plan) if "cosine_distance" in str(node.get("Sort Key"))]
+    return sum(
+        node["Actual Loops"]
+        for node, _ in plan_nodes(exact_sort)
+        if node.get("Relation Name") == "memories_memory"
+    )
+
+
+def test_a_type_whose_memories_are_far_from_the_query_still_recalls_its_nearest(alice_client, crowded):
+    body = recall(alice_client, query="why did the billing deploy fail", type="Insight", limit=5)
+    assert body["count"] == 5
+    assert {result["id"] for result in body["results"]} <= crowded
+
+
+def test_only_a_search_that_came_up_short_ranks_exactly(alice_client, crowded, settings):
+    query = "why did the billing deploy fail"
+    assert exact_scan_loops(alice_client, settings, query=query, type="Insight") == 1
+    assert exact_scan_loops(alice_client, settings, query=query) == 0
