@@ -5,8 +5,8 @@ One pipeline, every result scored the same way:
    scoring of the recall, while another thread embeds the query;
 2. candidates — the HNSW nearest neighbours (`RECALL_CANDIDATES`, an iterative scan that passes
    over other owners' and filtered-out memories, bounded by `RECALL_HNSW_MAX_SCAN_TUPLES` so a
-   selective filter cannot make it walk the whole index; when that leaves it short, the filtered
-   memories ranked exactly), the memories matching each query term (at most `per_term` per
+   selective filter cannot make it walk the whole index; when that leaves it with fewer than the
+   recall's `limit`, the filtered memories ranked exactly), the memories matching each query term (at most `per_term` per
    term; none for a term the table's statistics call common, whose matches would be a bitmap of
    much of a large owner's memories), those matching all terms, and the memories next to any of
    these in the conversation (PRECEDED_BY either way) that pass the filters;
@@ -257,9 +257,10 @@ term_weights AS MATERIALIZED (
 # Memories gathered for a query: HNSW neighbours, per-term and all-terms full-text matches. The
 # memories next to these in the conversation join them as candidates when they pass the filters
 # (SCORED_BY_QUERY): the reply to a matching question often answers it. When the index search
-# comes up short of `candidates` (the filtered memories lie beyond the tuples it may visit: a
-# selective filter far from the query, a small owner among many), the filtered memories are
+# finds fewer than the recall's `limit` (the filtered memories lie beyond the entries it may visit:
+# tags whose memories are far from the query, a small owner among many), the filtered memories are
 # ranked exactly instead: cosine_distance() is the distance <=> is, by which the index cannot order.
+# Short of `candidates` but not of `limit`, it has found the nearest: the rest lie further out.
 GATHERED_BY_QUERY = """
 vector_hits AS MATERIALIZED (
     SELECT m.id FROM memories_memory m WHERE {filters}
@@ -267,7 +268,7 @@ vector_hits AS MATERIALIZED (
 ),
 exact_hits AS (
     SELECT m.id FROM memories_memory m
-    WHERE {filters} AND (SELECT count(*) FROM vector_hits) < %(candidates)s
+    WHERE {filters} AND (SELECT count(*) FROM vector_hits) < %(limit)s
     ORDER BY cosine_distance(m.embedding, %(vector)s::vector) LIMIT %(candidates)s
 ),
 every_term_hits AS (
