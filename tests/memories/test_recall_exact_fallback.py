@@ -1,13 +1,14 @@
-"""A filter whose memories lie far from the query, beyond the tuples the HNSW search may visit
+"""A filter whose memories lie far from the query, beyond the entries the HNSW search may visit
 (`RECALL_HNSW_MAX_SCAN_TUPLES`), still gets its nearest memories: the filtered memories are ranked
-exactly when the index search comes up short."""
+exactly when the index search finds fewer than the recall's limit. A type filter searches that
+type's own index."""
 
 import factory
 import pytest
 from django.db import connection, transaction
 
 from tests.factories import MemoryFactory
-from tests.memories.conftest import plan_nodes, recall
+from tests.memories.conftest import GATHERING, plan_nodes, recall, recall_plan
 
 pytestmark = pytest.mark.django_db
 
@@ -20,14 +21,19 @@ FAR = [
 
 @pytest.fixture
 def crowded(alice, settings):
-    """Three hundred memories near the query, six far from it with another type; the search may
-    visit the hundred memories nearest the query, all of the near kind, for twenty candidates."""
+    """Three hundred memories near the query, six far from it with another tag and type; the
+    search may visit the hundred memories nearest the query, all of the near kind, for twenty
+    candidates."""
     settings.RECALL_CANDIDATES = 20
     settings.RECALL_HNSW_EF_SEARCH = 10
     settings.RECALL_HNSW_MAX_SCAN_TUPLES = 100
     MemoryFactory.create_batch(300, owner=alice, content=factory.Sequence(lambda n: NEAR.format(n=n)))
     far = MemoryFactory.create_batch(
-        6, owner=alice, memory_type="Insight", content=factory.Sequence(lambda n: FAR[n % 2].format(n=n))
+        6,
+        owner=alice,
+        memory_type="Insight",
+        tags=["home"],
+        content=factory.Sequence(lambda n: FAR[n % 2].format(n=n)),
     )
     with connection.cursor() as cursor:
         cursor.execute("ANALYZE memories_memory")
@@ -65,13 +71,25 @@ def exact_scan_loops(client, settings, **params):
     )
 
 
-def test_a_type_whose_memories_are_far_from_the_query_still_recalls_its_nearest(alice_client, crowded):
-    body = recall(alice_client, query="why did the billing deploy fail", type="Insight", limit=5)
+def test_a_tag_whose_memories_are_far_from_the_query_still_recalls_its_nearest(alice_client, crowded):
+    body = recall(alice_client, query="why did the billing deploy fail", tags="home", limit=5)
     assert body["count"] == 5
     assert {result["id"] for result in body["results"]} <= crowded
 
 
-def test_only_a_search_that_came_up_short_ranks_exactly(alice_client, crowded, settings):
+def test_only_a_search_that_found_fewer_than_the_limit_ranks_exactly(alice_client, crowded, settings):
     query = "why did the billing deploy fail"
-    assert exact_scan_loops(alice_client, settings, query=query, type="Insight") == 1
-    assert exact_scan_loops(alice_client, settings, query=query) == 0
+    assert exact_scan_loops(alice_client, settings, query=query, tags="home", limit=5) == 1
+    assert exact_scan_loops(alice_client, settings, query=query, limit=5) == 0
+
+
+def test_a_type_filtered_search_walks_that_types_index(alice_client, crowded):
+    plan = recall_plan(alice_client, query="why did the billing deploy fail", type="Insight", limit=5)
+    hnsw = {
+        node["Index Name"]
+        for node, cte in plan_nodes(plan)
+        if cte in GATHERING and node.get("Index Name", "").endswith("_hnsw")
+    }
+    assert hnsw == {"memory_live_insight_hnsw"}
+    body = recall(alice_client, query="why did the billing deploy fail", type="Insight", limit=5)
+    assert body["count"] == 5
