@@ -58,7 +58,7 @@ def client_for(user):
 @pytest.fixture(autouse=True, scope="session")
 def fast_password_hashing():
     """Hash test passwords with one round instead of the production hasher's million: every test
-    user has one, and at 0.4 s each they were a third of the suite's time."""
+    user has one, and at 0.4 s each they were half of the suite's time."""
     with override_settings(PASSWORD_HASHERS=["django.contrib.auth.hashers.MD5PasswordHasher"]):
         yield
 
