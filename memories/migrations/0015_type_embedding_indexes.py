@@ -14,6 +14,9 @@ from django.contrib.postgres.operations import AddIndexConcurrently
 from django.db import migrations, models
 
 
+TYPES = ["Memory", "Decision", "Pattern", "Preference", "Style", "Habit", "Insight", "Context"]
+
+
 class Migration(migrations.Migration):
     atomic = False
 
@@ -26,89 +29,13 @@ class Migration(migrations.Migration):
         AddIndexConcurrently(
             model_name="memory",
             index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Memory")),
+                condition=models.Q(("archived_at__isnull", True), ("memory_type", kind)),
                 ef_construction=64,
                 fields=["embedding"],
                 m=16,
-                name="memory_live_memory_hnsw",
+                name=f"memory_live_{kind.lower()}_hnsw",
                 opclasses=["vector_cosine_ops"],
             ),
-        ),
-        AddIndexConcurrently(
-            model_name="memory",
-            index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Decision")),
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_live_decision_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
-        ),
-        AddIndexConcurrently(
-            model_name="memory",
-            index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Pattern")),
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_live_pattern_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
-        ),
-        AddIndexConcurrently(
-            model_name="memory",
-            index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Preference")),
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_live_preference_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
-        ),
-        AddIndexConcurrently(
-            model_name="memory",
-            index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Style")),
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_live_style_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
-        ),
-        AddIndexConcurrently(
-            model_name="memory",
-            index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Habit")),
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_live_habit_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
-        ),
-        AddIndexConcurrently(
-            model_name="memory",
-            index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Insight")),
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_live_insight_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
-        ),
-        AddIndexConcurrently(
-            model_name="memory",
-            index=pgvector.django.indexes.HnswIndex(
-                condition=models.Q(("archived_at__isnull", True), ("memory_type", "Context")),
-                ef_construction=64,
-                fields=["embedding"],
-                m=16,
-                name="memory_live_context_hnsw",
-                opclasses=["vector_cosine_ops"],
-            ),
-        ),
+        )
+        for kind in TYPES
     ]

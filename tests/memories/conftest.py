@@ -16,9 +16,8 @@ def recall(client, **params):
 STATEMENTS = {"terms": "lexemes AS", "scoring": "candidates AS"}
 
 
-def recall_plan(client, part="scoring", **params):
-    """EXPLAIN (JSON) of a statement one GET /recall runs (the query's `terms` or the `scoring`),
-    sequential scans ruled out."""
+def recall_statement(client, part="scoring", **params):
+    """(SQL, parameters) of a statement one GET /recall runs: the query's `terms` or the `scoring`."""
     statements = []
 
     def keep(execute, sql, sql_params, many, context):
@@ -27,7 +26,13 @@ def recall_plan(client, part="scoring", **params):
 
     with connection.execute_wrapper(keep):
         recall(client, **params)
-    sql, sql_params = next(s for s in statements if STATEMENTS[part] in s[0])
+    return next(s for s in statements if STATEMENTS[part] in s[0])
+
+
+def recall_plan(client, part="scoring", **params):
+    """EXPLAIN (JSON) of a statement one GET /recall runs (the query's `terms` or the `scoring`),
+    sequential scans ruled out."""
+    sql, sql_params = recall_statement(client, part, **params)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute("SET LOCAL enable_seqscan = off")
         cursor.execute("EXPLAIN (FORMAT JSON) " + sql, sql_params)

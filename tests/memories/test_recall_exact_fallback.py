@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from tests.factories import MemoryFactory
-from tests.memories.conftest import GATHERING, plan_nodes, recall, recall_plan
+from tests.memories.conftest import GATHERING, plan_nodes, recall, recall_plan, recall_statement
 
 pytestmark = pytest.mark.django_db
 
@@ -46,15 +46,7 @@ def crowded(alice, settings):
 def exact_scan_loops(client, settings, **params):
     """How many times the scoring statement of this recall read the memories for its exact search
     (EXPLAIN ANALYZE, under the recall's search settings)."""
-    statements = []
-
-    def keep(execute, sql, sql_params, many, context):
-        statements.append((sql, sql_params))
-        return execute(sql, sql_params, many, context)
-
-    with connection.execute_wrapper(keep):
-        recall(client, **params)
-    sql, sql_params = next(s for s in statements if "candidates AS" in s[0])
+    sql, sql_params = recall_statement(client, **params)
     with transaction.atomic(), connection.cursor() as cursor:
         cursor.execute(
             "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true), "
