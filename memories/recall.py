@@ -258,10 +258,11 @@ term_weights AS MATERIALIZED (
 # Memories gathered for a query: HNSW neighbours, per-term and all-terms full-text matches. The
 # memories next to these in the conversation join them as candidates when they pass the filters
 # (SCORED_BY_QUERY): the reply to a matching question often answers it. When the index search
-# finds fewer than the recall's `limit` (the filtered memories lie beyond the entries it may visit:
-# tags whose memories are far from the query, a small owner among many), the filtered memories are
-# ranked exactly instead: cosine_distance() is the distance <=> is, by which the index cannot order.
-# Short of `candidates` but not of `limit`, it has found the nearest: the rest lie further out.
+# finds fewer than the recall's `limit` (or `candidates`, if fewer) because the filtered memories
+# lie beyond the entries it may visit (tags whose memories are far from the query, a small owner
+# among many), the filtered memories are ranked exactly instead: cosine_distance() is the distance
+# <=> is, by which the index cannot order. Short of `candidates` but not of `limit`, it has found
+# the nearest: the rest lie further out.
 GATHERED_BY_QUERY = """
 vector_hits AS MATERIALIZED (
     SELECT m.id FROM memories_memory m WHERE {filters}
@@ -269,7 +270,7 @@ vector_hits AS MATERIALIZED (
 ),
 exact_hits AS (
     SELECT m.id FROM memories_memory m
-    WHERE {filters} AND (SELECT count(*) FROM vector_hits) < %(limit)s
+    WHERE {filters} AND (SELECT count(*) FROM vector_hits) < LEAST(%(limit)s, %(candidates)s)
     ORDER BY cosine_distance(m.embedding, %(vector)s::vector) LIMIT %(candidates)s
 ),
 every_term_hits AS (

@@ -73,6 +73,8 @@ def test_only_a_search_that_found_fewer_than_the_limit_ranks_exactly(alice_clien
     query = "why did the billing deploy fail"
     assert exact_scan_loops(alice_client, settings, query=query, tags="home", limit=5) == 1
     assert exact_scan_loops(alice_client, settings, query=query, limit=5) == 0
+    # All twenty candidates found, though fewer than the fifty results asked for.
+    assert exact_scan_loops(alice_client, settings, query=query, limit=50) == 0
 
 
 def test_a_type_filtered_search_walks_that_types_index(alice_client, crowded):
