@@ -24,7 +24,9 @@ def test_full_text_matches_are_indexed_per_owner_in_one_gin_index():
 
 def test_no_index_covers_the_search_vector_alone():
     gin_on_text = [
-        name for name, definition in index_definitions().items() if "USING gin (search_vector)" in definition
+        name
+        for name, definition in index_definitions().items()
+        if "USING gin (search_vector)" in definition
     ]
     assert gin_on_text == []
 
