@@ -87,3 +87,23 @@ def test_a_type_filtered_search_walks_that_types_index(alice_client, crowded):
     assert hnsw == {"memory_live_insight_hnsw"}
     body = recall(alice_client, query="why did the billing deploy fail", type="Insight", limit=5)
     assert body["count"] == 5
+
+
+def test_the_scoring_statement_runs_without_jit_or_parallel_workers(alice_client, crowded):
+    """The exact branch's estimated cost, on a large owner, would otherwise buy every recall a JIT
+    compilation and parallel workers, both started before the branch's condition is read."""
+    seen = []
+
+    def settings_after(execute, sql, sql_params, many, context):
+        result = execute(sql, sql_params, many, context)
+        if "candidates AS" in sql:
+            with context["connection"].cursor() as cursor:
+                cursor.execute(
+                    "SELECT current_setting('jit'), current_setting('max_parallel_workers_per_gather')"
+                )
+                seen.append(cursor.fetchone())
+        return result
+
+    with connection.execute_wrapper(settings_after):
+        recall(alice_client, query="why did the billing deploy fail", tags="home", limit=5)
+    assert seen == [("off", "0")]
