@@ -263,3 +263,9 @@ def vector_literal(vector):
     Nine significant digits give every float32 back exactly, at a third of the cost of repr().
     """
     return "[" + ",".join(map("{:.9g}".format, vector)) + "]"
+
+
+def exact_distance(embedding, query):
+    """SQL: the cosine distance `embedding <=> query`, written so that no vector index can order by
+    it: a search ordered by it compares every row it reads, exactly."""
+    return f"cosine_distance({embedding}, {query})"

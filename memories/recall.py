@@ -260,9 +260,8 @@ term_weights AS MATERIALIZED (
 # (SCORED_BY_QUERY): the reply to a matching question often answers it. When the index search
 # finds fewer than the recall's `limit` (or `candidates`, if fewer) because the filtered memories
 # lie beyond the entries it may visit (tags whose memories are far from the query, a small owner
-# among many), the filtered memories are ranked exactly instead: cosine_distance() is the distance
-# <=> is, by which the index cannot order. Short of `candidates` but not of `limit`, it has found
-# the nearest: the rest lie further out.
+# among many), the filtered memories are ranked exactly instead (`embeddings.exact_distance`).
+# Short of `candidates` but not of `limit`, it has found the nearest: the rest lie further out.
 GATHERED_BY_QUERY = """
 vector_hits AS MATERIALIZED (
     SELECT m.id FROM memories_memory m WHERE {filters}
@@ -271,7 +270,7 @@ vector_hits AS MATERIALIZED (
 exact_hits AS (
     SELECT m.id FROM memories_memory m
     WHERE {filters} AND (SELECT count(*) FROM vector_hits) < LEAST(%(limit)s, %(candidates)s)
-    ORDER BY cosine_distance(m.embedding, %(vector)s::vector) LIMIT %(candidates)s
+    ORDER BY {exact_distance} LIMIT %(candidates)s
 ),
 every_term_hits AS (
     SELECT m.id FROM memories_memory m
@@ -427,7 +426,9 @@ def _statement(options, given):
     if given:
         matched = GIVEN.format(filters=filters)
     elif options.query:
-        matched = GATHERED_BY_QUERY.format(filters=filters)
+        matched = GATHERED_BY_QUERY.format(
+            filters=filters, exact_distance=embeddings.exact_distance("m.embedding", "%(vector)s::vector")
+        )
     else:
         direction = "ASC" if options.sort == "time_asc" else "DESC"
         matched = GATHERED_BY_TIME.format(filters=filters, direction=direction)

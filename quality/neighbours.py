@@ -15,9 +15,11 @@ Memories at or below the distance `beyond` are skipped (in the index scan, which
 them), so a caller that wants a band above near-duplicates does not spend its k on them.
 """
 
+from memories.embeddings import exact_distance
+
 EXACT_UP_TO = 1000
 
-FUNCTION = """
+FUNCTION = f"""
 CREATE OR REPLACE FUNCTION pg_temp.live_neighbours(
     query vector, owner integer, self uuid, k integer, beyond float8, exact boolean
 )
@@ -29,8 +31,7 @@ BEGIN
         WHERE o.owner_id = $2 AND o.archived_at IS NULL AND o.id <> $3 AND o.embedding <=> $1 > $5
         ORDER BY %s
         LIMIT $4
-    $q$, CASE WHEN exact THEN '(o.embedding <=> $1) + 0'  -- an order the vector index cannot serve
-              ELSE 'o.embedding <=> $1' END)
+    $q$, CASE WHEN exact THEN '{exact_distance("o.embedding", "$1")}' ELSE 'o.embedding <=> $1' END)
     USING query, owner, self, k, beyond;
 END
 $fn$
