@@ -13,11 +13,12 @@ def recall(client, **params):
     return response.json()
 
 
-STATEMENTS = {"terms": "lexemes AS", "scoring": "candidates AS"}
+STATEMENTS = {"settings": "set_config('hnsw.ef_search'", "terms": "lexemes AS", "scoring": "candidates AS"}
 
 
-def recall_statement(client, part="scoring", **params):
-    """(SQL, parameters) of a statement one GET /recall runs: the query's `terms` or the `scoring`."""
+def recall_statements(client, parts, **params):
+    """(SQL, parameters) of each of these statements one GET /recall runs: its search `settings`,
+    the query's `terms` or the `scoring`."""
     statements = []
 
     def keep(execute, sql, sql_params, many, context):
@@ -26,7 +27,12 @@ def recall_statement(client, part="scoring", **params):
 
     with connection.execute_wrapper(keep):
         recall(client, **params)
-    return next(s for s in statements if STATEMENTS[part] in s[0])
+    return [next(s for s in statements if STATEMENTS[part] in s[0]) for part in parts]
+
+
+def recall_statement(client, part="scoring", **params):
+    """(SQL, parameters) of a statement one GET /recall runs: the query's `terms` or the `scoring`."""
+    return recall_statements(client, [part], **params)[0]
 
 
 def recall_plan(client, part="scoring", **params):

@@ -8,7 +8,7 @@ import pytest
 from django.db import connection, transaction
 
 from tests.factories import MemoryFactory
-from tests.memories.conftest import GATHERING, plan_nodes, recall, recall_plan, recall_statement
+from tests.memories.conftest import GATHERING, plan_nodes, recall, recall_plan, recall_statements
 
 pytestmark = pytest.mark.django_db
 
@@ -43,16 +43,12 @@ def crowded(alice, settings):
     return {str(memory.pk) for memory in far}
 
 
-def exact_scan_loops(client, settings, **params):
+def exact_scan_loops(client, **params):
     """How many times the scoring statement of this recall read the memories for its exact search
-    (EXPLAIN ANALYZE, under the recall's search settings)."""
-    sql, sql_params = recall_statement(client, **params)
+    (EXPLAIN ANALYZE, under the search settings the recall set)."""
+    search_settings, (sql, sql_params) = recall_statements(client, ["settings", "scoring"], **params)
     with transaction.atomic(), connection.cursor() as cursor:
-        cursor.execute(
-            "SELECT set_config('hnsw.ef_search', %s, true), set_config('hnsw.max_scan_tuples', %s, true), "
-            "set_config('hnsw.iterative_scan', 'relaxed_order', true)",
-            [str(settings.RECALL_HNSW_EF_SEARCH), str(settings.RECALL_HNSW_MAX_SCAN_TUPLES)],
-        )
+        cursor.execute(*search_settings)
         cursor.execute("EXPLAIN (ANALYZE, FORMAT JSON) " + sql, sql_params)
         plan = cursor.fetchone()[0][0]["Plan"]
     (exact_sort,) = [node for node, _ in plan_nodes(plan) if "cosine_distance" in str(node.get("Sort Key"))]
@@ -69,12 +65,12 @@ def test_a_tag_whose_memories_are_far_from_the_query_still_recalls_its_nearest(a
     assert {result["id"] for result in body["results"]} <= crowded
 
 
-def test_only_a_search_that_found_fewer_than_the_limit_ranks_exactly(alice_client, crowded, settings):
+def test_only_a_search_that_found_fewer_than_the_limit_ranks_exactly(alice_client, crowded):
     query = "why did the billing deploy fail"
-    assert exact_scan_loops(alice_client, settings, query=query, tags="home", limit=5) == 1
-    assert exact_scan_loops(alice_client, settings, query=query, limit=5) == 0
+    assert exact_scan_loops(alice_client, query=query, tags="home", limit=5) == 1
+    assert exact_scan_loops(alice_client, query=query, limit=5) == 0
     # All twenty candidates found, though fewer than the fifty results asked for.
-    assert exact_scan_loops(alice_client, settings, query=query, limit=50) == 0
+    assert exact_scan_loops(alice_client, query=query, limit=50) == 0
 
 
 def test_a_type_filtered_search_walks_that_types_index(alice_client, crowded):
