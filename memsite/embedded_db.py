@@ -24,6 +24,7 @@ import hashlib
 import os
 import re
 import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -66,6 +67,17 @@ def shared_buffers():
             "to 1024GB, written as a whole number and MB or GB (for example 512MB or 6GB)"
         )
     return SHARED_BUFFERS
+
+
+def port_taken(port):
+    """Whether a program listens on the loopback `port` (a closing connection does not count)."""
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return True
+        return False
 
 
 def server_options(port):
@@ -177,8 +189,8 @@ def as_postgres(*args, **kwargs):
 class Server:
     """One PostgreSQL server of the checkout: the primary (`data`) or its replica (`replica`)."""
 
-    def __init__(self, name, port):
-        self.name, self.port = name, port
+    def __init__(self, name, port, variable):
+        self.name, self.port, self.variable = name, port, variable
         self.data = DATA_HOST / name
         self.inside = f"{MOUNT_IN_ROOT}/{name}"
         self.label = "replica" if name == "replica" else "server"
@@ -197,6 +209,11 @@ class Server:
         if self.pg_ctl("status", stdout=subprocess.DEVNULL).returncode == 0:
             log(f"{self.label} already running on 127.0.0.1:{self.port}")
             return
+        if port_taken(self.port):
+            sys.exit(
+                f"embedded-db: port {self.port} of 127.0.0.1 is taken by another program: "
+                f"set {self.variable} to a free port"
+            )
         stale = self.data / "postmaster.pid"
         if stale.exists():
             log("removing stale postmaster.pid")
@@ -236,8 +253,8 @@ class Server:
         return 3
 
 
-PRIMARY = Server("data", PORT)
-REPLICA = Server("replica", REPLICA_PORT)
+PRIMARY = Server("data", PORT, "MEMSITE_PG_PORT")
+REPLICA = Server("replica", REPLICA_PORT, "MEMSITE_PG_REPLICA_PORT")
 REPLICA_SLOT = "memsite_replica"
 
 
