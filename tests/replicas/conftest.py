@@ -5,10 +5,12 @@ the running server, once; later sessions reuse the copy), stops it at the end un
 running before (a standby left running replays every later write: benchmarks run slower beside
 it), and adds it as the database alias `replica`, a test mirror of default: it is never created
 nor flushed, it receives the test database by streaming replication. Tests that use it commit
-(transaction=True), so what they store reaches it.
+(transaction=True), so what they store reaches it. When another program listens on the replica's
+port, the session starts it on a port the system picks.
 """
 
 import os
+import socket
 import subprocess
 import sys
 import time
@@ -33,6 +35,15 @@ def embedded(*args):
         timeout=300,
     )
     assert result.returncode == 0, result.stdout + result.stderr
+
+
+def replica_port():
+    """MEMSITE_PG_REPLICA_PORT's port (or the default) if free, else one the system picks."""
+    if not embedded_db.port_taken(embedded_db.REPLICA_PORT):
+        return embedded_db.REPLICA_PORT
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 def primary_position():
@@ -69,21 +80,24 @@ def streaming_replica(django_db_setup, django_db_blocker):
     if os.environ.get("DATABASE_URL"):
         pytest.skip("the replica tests run against the embedded server (DATABASE_URL is set)")
     was_running = embedded_db.REPLICA.running()
-    embedded("start")
-    primary = connections[DEFAULT_DB_ALIAS].settings_dict
-    connections.settings[ALIAS] = {
-        **primary,
-        "HOST": "127.0.0.1",
-        "PORT": str(embedded_db.REPLICA_PORT),
-        "CONN_MAX_AGE": 0,
-        "TEST": {**primary["TEST"], "MIRROR": DEFAULT_DB_ALIAS},
-    }
-    with django_db_blocker.unblock():
-        caught_up()
-    yield ALIAS
-    connections[ALIAS].close()
-    if not was_running:
-        embedded("stop")
+    port = embedded_db.REPLICA_PORT if was_running else replica_port()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("MEMSITE_PG_REPLICA_PORT", str(port))
+        embedded("start")
+        primary = connections[DEFAULT_DB_ALIAS].settings_dict
+        connections.settings[ALIAS] = {
+            **primary,
+            "HOST": "127.0.0.1",
+            "PORT": str(port),
+            "CONN_MAX_AGE": 0,
+            "TEST": {**primary["TEST"], "MIRROR": DEFAULT_DB_ALIAS},
+        }
+        with django_db_blocker.unblock():
+            caught_up()
+        yield ALIAS
+        connections[ALIAS].close()
+        if not was_running:
+            embedded("stop")
 
 
 @pytest.fixture
