@@ -88,7 +88,20 @@ def ensure_database(database_url, fresh=False):
         exists = conn.execute("SELECT 1 FROM pg_database WHERE datname = %s", [name]).fetchone()
         if not exists:
             conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-    manage("migrate", "--noinput", "-v", "0", database_url=database_url)
+    if fresh:
+        MIGRATED.discard(database_url)
+    migrate(database_url)
+
+
+# The databases this process has brought to the checkout's schema.
+MIGRATED = set()
+
+
+def migrate(database_url):
+    """Apply the migrations to `database_url`, once per process."""
+    if database_url not in MIGRATED:
+        manage("migrate", "--noinput", "-v", "0", database_url=database_url)
+        MIGRATED.add(database_url)
 
 
 def manage(*args, database_url):
@@ -142,7 +155,7 @@ def start_worker(database_url, *args):
 def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
     """Serve memsite as `make run` does (migrations, then gunicorn with uvicorn workers) on
     127.0.0.1:`port` for the block: a database seeded earlier gets this checkout's schema."""
-    manage("migrate", "--noinput", "-v", "0", database_url=database_url)
+    migrate(database_url)
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "memsite.asgi:application",
