@@ -191,6 +191,7 @@ class Memory(models.Model):
         # archived memories (recall, discovery, detection, enrichment) use the partial indexes on live
         # memories (migration 0010): they never read an archived row. Archiving a memory is not a HOT
         # update, but the new row version only enters the full btree and GIN indexes, not the HNSW.
+        # One HNSW index: each one a store enters costs it (migration 0016).
         indexes = [
             HnswIndex(
                 name="memory_live_embedding_hnsw",
@@ -200,20 +201,6 @@ class Memory(models.Model):
                 opclasses=["vector_cosine_ops"],
                 condition=LIVE,
             ),
-            # And one per type: a type-filtered search walks that type's memories only, where the
-            # index over all of them passes over every other type's first, and gives up when the
-            # type's memories lie far from the query (recall then ranks them exactly, slower).
-            *[
-                HnswIndex(
-                    name=f"memory_live_{kind.lower()}_hnsw",
-                    fields=["embedding"],
-                    m=16,
-                    ef_construction=64,
-                    opclasses=["vector_cosine_ops"],
-                    condition=LIVE & Q(memory_type=kind),
-                )
-                for kind in MemoryType.values
-            ],
             # Owner first: recall's per-owner term and tag matches intersect inside the index. Every
             # GIN index keeps a small pending list (migration 0013), which each search reads whole.
             GinIndex(
