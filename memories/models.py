@@ -191,7 +191,7 @@ class Memory(models.Model):
         # archived memories (recall, discovery, detection, enrichment) use the partial indexes on live
         # memories (migration 0010): they never read an archived row. Archiving a memory is not a HOT
         # update, but the new row version only enters the full btree and GIN indexes, not the HNSW.
-        # One HNSW index: each one a store enters costs it (migration 0016).
+        # One HNSW index: a second one, per memory type, made batch stores a fifth slower (0016).
         indexes = [
             HnswIndex(
                 name="memory_live_embedding_hnsw",
