@@ -7,6 +7,17 @@ from tests.conftest import at_once
 from tests.factories import MemoryFactory
 
 
+def index_definitions():
+    """{name: CREATE INDEX statement} of the memories table's indexes."""
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory'")
+        return dict(cursor.fetchall())
+
+
+def vector_indexes():
+    return sorted(name for name, definition in index_definitions().items() if " USING hnsw " in definition)
+
+
 def recall(client, **params):
     response = client.get("/recall", params)
     assert response.status_code == 200, response.json()

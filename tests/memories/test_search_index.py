@@ -1,5 +1,6 @@
 import pytest
-from django.db import connection
+
+from tests.memories.conftest import index_definitions, vector_indexes
 
 pytestmark = pytest.mark.django_db
 
@@ -9,12 +10,6 @@ LIVE_INDEXES = {
     "memory_live_owner_tags_gin": "USING gin (owner_id, tags)",
     "memory_live_owner_type": "USING btree (owner_id, memory_type)",
 }
-
-
-def index_definitions():
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'memories_memory'")
-        return dict(cursor.fetchall())
 
 
 def test_full_text_matches_are_indexed_per_owner_in_one_gin_index():
@@ -47,8 +42,7 @@ def test_the_search_indexes_hold_live_memories_only():
 
 def test_a_stored_memory_enters_one_vector_index():
     """An index per memory type made batch stores a fifth slower (migration 0016)."""
-    hnsw = [name for name, definition in index_definitions().items() if " USING hnsw " in definition]
-    assert hnsw == ["memory_live_embedding_hnsw"]
+    assert vector_indexes() == ["memory_live_embedding_hnsw"]
 
 
 def test_every_gin_index_keeps_at_most_64_kb_of_entries_aside_from_its_tree():
