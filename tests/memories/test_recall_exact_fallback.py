@@ -6,8 +6,9 @@ import factory
 import pytest
 from django.db import connection, transaction
 
+from tests.conftest import client_for
 from tests.factories import MemoryFactory
-from tests.memories.conftest import plan_nodes, recall, recall_statements
+from tests.memories.conftest import plan_nodes, race, recall, recall_statements
 
 pytestmark = pytest.mark.django_db
 
@@ -78,6 +79,29 @@ def test_a_type_whose_memories_are_far_from_the_query_still_recalls_its_nearest(
     assert body["count"] == 5
     assert {result["id"] for result in body["results"]} <= crowded
     assert exact_scan_loops(alice_client, **params) == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_type_filtered_recalls_ranking_exactly_race_the_deletion_and_archiving_of_the_types_memories(
+    alice, alice_client
+):
+    """Every recall answers (through the exact branch: the type has fewer memories than the limit),
+    and afterwards only the type's live memories come back."""
+    MemoryFactory.create_batch(10, owner=alice, content=factory.Sequence(lambda n: NEAR.format(n=n)))
+    far = MemoryFactory.create_batch(
+        3, owner=alice, memory_type="Insight", content=factory.Sequence(lambda n: FAR[0].format(n=n))
+    )
+    gone, archived, kept = (str(memory.pk) for memory in far)
+    params = {"query": "why did the billing deploy fail", "type": "Insight", "limit": 5}
+    assert exact_scan_loops(alice_client, **params) == 1
+    operations = [
+        ("delete", f"/memory/{gone}", None),
+        ("post", f"/memory/{archived}/archive", None),
+        *[("get", "/recall", params)] * 3,
+    ]
+    statuses = race([client_for(alice) for _ in operations], operations)
+    assert statuses == [200] * 5
+    assert [result["id"] for result in recall(alice_client, **params)["results"]] == [kept]
 
 
 def test_the_scoring_statement_runs_without_jit_or_parallel_workers(alice_client, crowded):
