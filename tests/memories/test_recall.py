@@ -129,6 +129,8 @@ def test_no_query_lists_by_recency(alice, alice_client):
         ({"start": "2025-02-01", "end": "2025-01-01"}, "'start' must not be after 'end'"),
         ({"max_hops": "4"}, "'max_hops' must be an integer between 1 and 3"),
         ({"type": "gossip"}, "Invalid memory type 'gossip'. Must be one of: "),
+        ({"type": "Insight\x00"}, "Invalid memory type"),
+        ({"type": "Insight", "limit": "-1"}, "'limit' must be an integer between 1 and 100"),
         ({"query": "q" * 2001}, "'query' exceeds maximum length of 2000 characters"),
         ({"query": "nul\x00"}, "'query' contains characters that cannot be searched"),
     ],
