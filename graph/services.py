@@ -9,7 +9,10 @@ from django.utils import timezone
 
 from graph import age
 from graph.models import AUTHORABLE_RELATIONS, Association, DiscoveryReview, Origin
+from graph.signals import supersession_changed
 from memsite.db import retry_on_conflict
+
+SUPERSESSION = "INVALIDATED_BY"
 
 # Lock the memories a write links against deletion, in id order: a concurrent delete (which locks
 # the row for update) either finished first, and the upsert below no longer sees the memory, or
@@ -94,7 +97,13 @@ def associate_memories(owner_id, links, origin=Origin.USER):
             cursor.execute(UPSERT_SQL, params)
             rows = cursor.fetchall()
         _mirror(rows)
+        _supersession_changed([row[0] for row in rows if row[2] == SUPERSESSION])
     return {(str(row[0]), str(row[1]), row[2]) for row in rows}
+
+
+def _supersession_changed(memory_ids):
+    if memory_ids:
+        supersession_changed.send(sender=Association, memory_ids=sorted(set(memory_ids), key=str))
 
 
 @retry_on_conflict
@@ -112,6 +121,8 @@ def remove_associations(owner_id, source, target, relation_type=None):
             age.remove_edges(kind, [(source, target)])
         if any(kind == "DISCOVERED" for _, kind in removed):
             review_pair(source, target, DiscoveryReview.Verdict.REJECTED)
+        if any(kind == SUPERSESSION for _, kind in removed):
+            _supersession_changed([source])
     return len(removed)
 
 

@@ -153,6 +153,15 @@ class Memory(models.Model):
     # Insertion order, monotonic: (created_at, sequence) orders memories that share a timestamp.
     sequence = models.BigIntegerField(db_default=NextSequenceValue(), editable=False)
     updated_at = models.DateTimeField(default=timezone.now)
+    # Validity: the fact holds from valid_from (by default its created_at) until the memory that
+    # replaced it became valid. valid_until and superseded_by are derived by the database from the
+    # INVALIDATED_BY associations (graph migration 0007, `memsite_sync_supersession`): A is
+    # superseded by B exactly when A -[INVALIDATED_BY]-> B exists; no code writes them.
+    valid_from = models.DateTimeField(default=timezone.now)
+    valid_until = models.DateTimeField(null=True, blank=True, editable=False)
+    superseded_by = models.ForeignKey(
+        "self", null=True, blank=True, editable=False, on_delete=models.SET_NULL, related_name="replaced"
+    )
     provenance_updated_at = models.DateTimeField(default=timezone.now)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
     access_count = models.PositiveIntegerField(default=0)
@@ -242,6 +251,10 @@ class Memory(models.Model):
                 condition=Q(content__regex=r"\S") & Q(LessThanOrEqual(Length("content"), 2000)),
                 name="memory_content_length",
             ),
+            models.CheckConstraint(
+                condition=Q(valid_until__isnull=True) | Q(valid_until__gte=F("valid_from")),
+                name="memory_valid_until_after_from",
+            ),
         ]
 
     def __str__(self):
@@ -250,6 +263,11 @@ class Memory(models.Model):
     @property
     def is_archived(self):
         return self.archived_at is not None
+
+    @property
+    def is_superseded(self):
+        """Replaced by a memory that is valid now (one valid only from a future date replaces it then)."""
+        return self.valid_until is not None and self.valid_until <= timezone.now()
 
 
 class PendingAccess(models.Model):

@@ -26,7 +26,13 @@ when the caller may read from one, else the primary.
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
         + w_context·context + w_time·time + w_statement·statement + w_answer·answer
+        − w_superseded·superseded
 with the weights of `settings.RECALL_WEIGHTS`.
+
+superseded = 1 for a memory another one had replaced by `valid_at` (or by now): its valid_until
+has passed; 0 otherwise. Its weight is subtracted, so a replaced fact ranks below the fact that
+replaced it when both match, and the scores of current memories do not move. `valid_at` keeps
+only the memories valid at that moment; `include_superseded=False` drops the replaced ones.
 
 keyword = the IDF-weighted share of the query's terms the memory contains. The IDF of a term is
 ln(1 + 4·per_term / (df + ½)) with df its matches among the filtered memories, counted up to
@@ -89,7 +95,7 @@ from memsite import replicas
 
 COMPONENTS = [
     "vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context", "time",
-    "statement", "answer",
+    "statement", "answer", "superseded",
 ]  # fmt: skip
 RECENCY_DAYS = 180
 TIME_DAYS = 3
@@ -122,6 +128,8 @@ class RecallOptions:
     expand_min_importance: float = 0.0
     max_hops: int = 1
     expand_respect_tags: bool = False
+    valid_at: datetime | None = None
+    include_superseded: bool = True
     sort: str = "score"
 
 
@@ -148,6 +156,12 @@ def _filters(options, with_tags=True):
         clauses.append("m.created_at <= %(end)s")
     if options.min_quality is not None:
         clauses.append("m.quality_score >= %(min_quality)s")
+    if options.valid_at:
+        clauses.append(
+            "m.valid_from <= %(valid_at)s AND (m.valid_until IS NULL OR m.valid_until > %(valid_at)s)"
+        )
+    elif not options.include_superseded:
+        clauses.append("(m.valid_until IS NULL OR m.valid_until > statement_timestamp())")
     prefix = options.tag_match == "prefix"
     if options.exclude_tags:
         clauses.append(
@@ -199,6 +213,11 @@ STATEMENT = "CASE WHEN m.is_question THEN 0.0 ELSE 1.0 END::float"
 ANSWER = (
     "CASE %(answer)s WHEN 'time' THEN m.holds_time WHEN 'number' THEN m.holds_number ELSE false END"
     "::int::float"
+)
+# Whether another memory had replaced this one by then (valid_at, or now): its weight is subtracted.
+SUPERSEDED = (
+    "(m.valid_until IS NOT NULL AND m.valid_until <= "
+    "COALESCE(%(valid_at)s::timestamptz, statement_timestamp()))::int::float"
 )
 
 # The query's terms, each with its IDF weight and its first matches (the filters decide the
@@ -310,8 +329,8 @@ relation_scores AS (
 
 # Every component but context and relation, of the memory `m`.
 COMPONENTS_OF_M = f"""{{tag_score}} AS tag, {RECENCY} AS recency, {{time}} AS time, {STATEMENT} AS statement,
-           {ANSWER} AS answer, m.importance, m.confidence, m.quality_score, m.quality_relevance, m.created_at,
-           m.sequence"""
+           {ANSWER} AS answer, {SUPERSEDED} AS superseded, m.importance, m.confidence, m.quality_score,
+           m.quality_relevance, m.created_at, m.sequence"""
 
 # The conversation around the matched memories, each edge looked up once from the memory it
 # leaves: the matches' edges, then those of the `ring` one step from a match (with
@@ -375,7 +394,8 @@ fused AS (
     SELECT s.*, %(w_vector)s * s.vector + %(w_keyword)s * s.keyword + %(w_relation)s * s.relation
                 + %(w_tag)s * s.tag + %(w_importance)s * s.importance + %(w_confidence)s * s.confidence
                 + %(w_recency)s * s.recency + %(w_context)s * s.context + %(w_time)s * s.time
-                + %(w_statement)s * s.statement + %(w_answer)s * s.answer AS final
+                + %(w_statement)s * s.statement + %(w_answer)s * s.answer
+                - %(w_superseded)s * s.superseded AS final
     FROM scored s
 ),
 ranked AS (
@@ -385,7 +405,7 @@ top AS (
     SELECT r.* FROM ranked r ORDER BY {rank_order} LIMIT %(limit)s
 )
 SELECT {columns}, r.vector, r.keyword, r.relation, r.context, r.tag, r.recency, r.time, r.statement,
-       r.answer, r.final, r.rank_score
+       r.answer, r.superseded, r.final, r.rank_score
 FROM top r JOIN memories_memory m ON m.id = r.id
 ORDER BY {order}
 """
@@ -493,6 +513,7 @@ def _params(user, options, query, given=None):
         "start": options.start,
         "end": options.end,
         "min_quality": options.min_quality,
+        "valid_at": options.valid_at,
         "tags": options.tags,
         "tag_count": max(len(options.tags), 1),
         "exclude_tags": options.exclude_tags,

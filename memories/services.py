@@ -15,12 +15,14 @@ from django.db.models import NOT_PROVIDED, Exists, OuterRef
 from django.utils import timezone
 
 from graph import age, enrichment
+from graph.models import Origin
+from graph.services import Link, associate_memories
 from memories import embeddings
 from memories.models import LIVE, Memory, PendingAccess
 from memories.queries import NOT_FOUND
 from memsite import jobs
 from memsite.db import retry_on_conflict
-from memsite.errors import Conflict, NotFound
+from memsite.errors import Conflict, Invalid, NotFound
 from quality import metrics
 
 # POST /admin/reembed does this many ids in the request; more, or all, go to a worker.
@@ -149,13 +151,50 @@ def _stored(memories):
     enrichment.schedule([memory.pk for memory in memories])
 
 
+SUPERSEDES_NOT_FOUND = "'supersedes' names {id}, which is not one of your live memories"
+SUPERSEDES_ITSELF = "A memory cannot supersede itself"
+
+
+def check_supersedes(owner, items):
+    """{position: message} for the items whose `supersedes` names a memory that is not one of the
+    owner's live memories, or (an integer) no earlier item of the same call."""
+    ids = {entry for item in items for entry in item.get("supersedes", []) if not isinstance(entry, int)}
+    live = set(Memory.objects.filter(LIVE, owner=owner, pk__in=ids).values_list("pk", flat=True))
+    failures = {}
+    for position, item in enumerate(items):
+        for entry in item.get("supersedes", []):
+            if isinstance(entry, int) and not entry < position:
+                failures[position] = f"'supersedes' index {entry} is not an earlier item of this batch"
+            elif not isinstance(entry, int) and entry not in live:
+                failures[position] = SUPERSEDES_NOT_FOUND.format(id=entry)
+            if position in failures:
+                break
+    return failures
+
+
+def _supersede(owner, results, items):
+    """The INVALIDATED_BY associations the items' `supersedes` ask for: from each named memory to
+    the item's memory (the stored one, or the live one it duplicates)."""
+    links = []
+    for (memory, _), item in zip(results, items, strict=True):
+        for entry in item.get("supersedes", []):
+            older = results[entry][0].pk if isinstance(entry, int) else entry
+            if older == memory.pk:
+                raise Invalid(SUPERSEDES_ITSELF)
+            links.append(Link(older, memory.pk, "INVALIDATED_BY", 1.0, {}))
+    if links and len(associate_memories(owner.pk, links, Origin.USER)) < len({link.key for link in links}):
+        raise NotFound("A memory to supersede was deleted meanwhile")
+
+
 @retry_on_conflict
 def store_memories(owner, items):
     """Store validated items; answer [(memory, duplicate)] in the order of `items`.
 
     Content equal (by hash) to one of the owner's live memories, or to an earlier item of the
     same call, is not stored again: its entry is the existing memory with duplicate=True. Vectors
-    are computed in one batch before the transaction, for the items not already known.
+    are computed in one batch before the transaction, for the items not already known. An item's
+    `supersedes` (ids, or the positions of earlier items) become INVALIDATED_BY associations to its
+    memory in the same transaction (`check_supersedes` tells which items name memories in vain).
     """
     hashes = [content_hash(item["content"]) for item in items]
     known = set(_live_with_hashes(owner, hashes).values_list("content_hash", flat=True))
@@ -176,6 +215,7 @@ def store_memories(owner, items):
                 continue
             created_at = item["created_at"] or now
             memory = Memory(
+                valid_from=item.get("valid_from") or created_at,
                 owner=owner,
                 content=item["content"],
                 content_hash=digest,
@@ -197,16 +237,21 @@ def store_memories(owner, items):
         if new:
             _insert(new)
             _stored(new)
-    created = {memory.content_hash for memory in new}
-    results, seen = [], set()
-    for digest in hashes:
-        results.append((known[digest], digest not in created or digest in seen))
-        seen.add(digest)
+        created = {memory.content_hash for memory in new}
+        results, seen = [], set()
+        for digest in hashes:
+            results.append((known[digest], digest not in created or digest in seen))
+            seen.add(digest)
+        _supersede(owner, results, items)
     return results
 
 
 def store_memory(owner, item):
-    """Store one validated item; answer (memory, duplicate)."""
+    """Store one validated item; answer (memory, duplicate). A `supersedes` naming a memory that is
+    not one of the owner's live memories is refused (400) before anything is stored."""
+    failure = check_supersedes(owner, [item]).get(0)
+    if failure:
+        raise Invalid(failure)
     return store_memories(owner, [item])[0]
 
 
@@ -224,7 +269,7 @@ def update_memory(memory, changes):
         memory = _locked(memory)
         now = timezone.now()
         fields = set()
-        for name in ("tags", "importance", "metadata", "memory_type", "created_at"):
+        for name in ("tags", "importance", "metadata", "memory_type", "created_at", "valid_from"):
             if name in changes:
                 setattr(memory, name, changes[name])
                 fields.add(name)
@@ -246,6 +291,13 @@ def update_memory(memory, changes):
         if fields:
             memory.save(update_fields=sorted(fields))
             metrics.evaluate_memories([memory.pk], "update")
+        if changes.get("supersedes"):
+            if memory.pk in changes["supersedes"]:
+                raise Invalid(SUPERSEDES_ITSELF)
+            failure = check_supersedes(memory.owner, [changes]).get(0)
+            if failure:
+                raise Invalid(failure)
+            _supersede(memory.owner, [(memory, False)], [changes])
         memory.refresh_from_db()
     return memory
 
@@ -259,8 +311,11 @@ def delete_memory(memory):
     """
     with transaction.atomic():
         _locked(memory)
+        replaced = list(Memory.objects.filter(superseded_by=memory).values_list("pk", flat=True))
         age.remove_memory_vertices([memory.pk])
         Memory.objects.filter(pk=memory.pk).delete()
+        if replaced:  # valid again, unless another memory replaces them too
+            metrics.evaluate_memories(replaced, "supersession")
 
 
 @retry_on_conflict

@@ -46,6 +46,8 @@ def is_conflict(error):
 
 
 FOREIGN_KEY_VIOLATION = "23503"
+# Raised by the database when a supersession would close a cycle (graph migration 0007).
+SUPERSESSION_CYCLE = "memory_supersession_acyclic"
 WRITE_ATTEMPTS = 4
 RETRY_PAUSE_SECONDS = (0.01, 0.05)
 GONE_MESSAGE = "Memory not found"
@@ -56,7 +58,7 @@ def retry_on_conflict(write):
 
     Inside a caller's transaction there is nothing to retry (the caller's work is lost with it),
     so the conflict goes up as a 409 at once. A foreign-key violation, the trace of a row deleted
-    concurrently, becomes the 404 of a missing memory.
+    concurrently, becomes the 404 of a missing memory; a supersession cycle a 409 saying so.
     """
 
     @functools.wraps(write)
@@ -74,6 +76,9 @@ def retry_on_conflict(write):
             except IntegrityError as error:
                 if sqlstate(error) == FOREIGN_KEY_VIOLATION:
                     raise NotFound(GONE_MESSAGE) from error
+                diagnostics = getattr(error.__cause__, "diag", None)
+                if getattr(diagnostics, "constraint_name", None) == SUPERSESSION_CYCLE:
+                    raise Conflict(diagnostics.message_primary) from error
                 raise
         raise AssertionError("unreachable")
 

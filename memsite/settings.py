@@ -253,6 +253,8 @@ RECALL_WEIGHTS = {
     "time": env_float("MEMSITE_RECALL_WEIGHT_TIME", 0.1, 0, 1),
     "statement": env_float("MEMSITE_RECALL_WEIGHT_STATEMENT", 0.04, 0, 1),
     "answer": env_float("MEMSITE_RECALL_WEIGHT_ANSWER", 0.05, 0, 1),
+    # Subtracted, not added: a memory another one has replaced ranks below it.
+    "superseded": env_float("MEMSITE_RECALL_WEIGHT_SUPERSEDED", 0.3, 0, 1),
 }
 # The context a memory inherits from a PRECEDED_BY neighbour two steps away counts this much of
 # what it inherits from one a step away.

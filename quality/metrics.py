@@ -3,7 +3,9 @@
 Accuracy is the provenance confidence; completeness a sigmoid over the length in characters (plus
 0.1 with user metadata); consistency grows with distinct corroborating sources and drops with open
 contradictions; timeliness decays from the last content change or corroboration; relevance is the
-cosine to a query when one is given, else the memory's importance.
+cosine to a query when one is given, else the memory's importance. A memory another one has
+replaced (its valid_until has passed) has timeliness 0; its consistency is not lowered for it:
+being replaced is not being wrong.
 """
 
 import json
@@ -58,6 +60,7 @@ WITH target AS MATERIALIZED (
            char_length(m.content) AS length,
            (m.metadata - %(system_keys)s::text[]) <> '{{{{}}}}'::jsonb AS has_metadata,
            EXTRACT(EPOCH FROM (now() - m.provenance_updated_at)) / 86400.0 AS age_days,
+           m.valid_until IS NOT NULL AND m.valid_until <= statement_timestamp() AS superseded,
            COALESCE((
                SELECT max(i.severity) FROM quality_inconsistency i
                WHERE i.type = 'contradiction' AND i.status = 'open'
@@ -77,8 +80,8 @@ dimensions AS MATERIALIZED (
            CASE WHEN sources = 0 THEN 0.3
                 ELSE LEAST(1, 0.3 + 0.7 * log(sources + 1) / log(6)) END
                * (1 - 0.5 * contradiction) AS consistency,
-           CASE WHEN age_days <= %(max_age)s THEN {decay("%(decay)s * GREATEST(age_days, 0)")}
-                ELSE 0 END AS timeliness,
+           CASE WHEN superseded OR age_days > %(max_age)s THEN 0
+                ELSE {decay("%(decay)s * GREATEST(age_days, 0)")} END AS timeliness,
            relevance
     FROM target
 ),
@@ -165,3 +168,8 @@ def evaluate_memories(
     with connection.cursor() as cursor:
         cursor.execute(sql, params)
         return cursor.rowcount
+
+
+def reevaluate_superseded(sender, memory_ids, **kwargs):
+    """Re-evaluate memories whose supersession changed (graph.signals): timeliness depends on it."""
+    evaluate_memories(memory_ids, "supersession")

@@ -10,6 +10,7 @@ class Trigger(models.TextChoices):
     EVALUATE = "evaluate"
     CONSOLIDATION = "consolidation"
     FINDING = "finding"
+    SUPERSESSION = "supersession"
 
 
 class QualityAssessment(models.Model):
@@ -109,6 +110,7 @@ class Inconsistency(models.Model):
     )
     severity = models.FloatField()
     description = models.TextField()
+
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
     resolution = models.CharField(max_length=40, blank=True, default="")
     detected_at = models.DateTimeField(auto_now_add=True)
@@ -161,3 +163,4 @@ class QualitySnapshot(models.Model):
 
     def __str__(self):
         return f"{self.owner_id} @ {self.taken_at:%Y-%m-%d %H:%M}: {self.average_quality:.3f}"
+

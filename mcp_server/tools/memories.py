@@ -41,6 +41,10 @@ SourceType = spec_arg(MEMORY, "source_type", SOURCE_TYPE)
 SourceId = spec_arg(MEMORY, "source_id", "Provenance: an id of the source (conversation, document).")
 IS_EXPLICIT = "Whether the user stated it explicitly (raises confidence)."
 IsExplicit = spec_arg(MEMORY, "is_explicit", IS_EXPLICIT)
+ValidFrom = spec_arg(MEMORY, "valid_from", "ISO 8601 date-time the fact began to hold (default: timestamp).")
+Supersedes = spec_arg(
+    MEMORY, "supersedes", "Ids of your memories this one replaces (1-20): they become superseded by it."
+)
 
 
 def recall_arg(name, description):
@@ -77,6 +81,8 @@ async def store_memory(
     source_type: SourceType = None,
     source_id: SourceId = None,
     is_explicit: IsExplicit = None,
+    valid_from: ValidFrom = None,
+    supersedes: Supersedes = None,
     memories: arg(
         "Batch mode: 1-500 memories, each an object with the fields above. Do not combine with them.",
         type="array",
@@ -90,7 +96,9 @@ async def store_memory(
     Give `content` (and optionally tags, type, importance, metadata, provenance) for one memory,
     or `memories` for a batch of up to 500. Content equal to a memory you already have is not
     stored twice: the answer names the existing memory with `duplicate: true`. In a batch, invalid
-    items are listed in `failed` with their index and reason and the others are stored.
+    items are listed in `failed` with their index and reason and the others are stored. When the
+    memory replaces facts you stored before ("moved to Antwerp" replacing "lives in Ghent"), name
+    them in `supersedes` (in a batch also the index of an earlier item).
     """
     fields = given(
         content=content,
@@ -102,6 +110,8 @@ async def store_memory(
         source_type=source_type,
         source_id=source_id,
         is_explicit=is_explicit,
+        valid_from=valid_from,
+        supersedes=supersedes,
     )
     return await run(lambda user: _store(user, fields, memories))
 
@@ -139,13 +149,18 @@ async def recall_memory(
     expand_min_strength: recall_arg("expand_min_strength", "Least strength of a followed link.") = None,
     expand_min_importance: recall_arg("expand_min_importance", "Least importance reached.") = None,
     max_hops: recall_arg("max_hops", "How far expansion goes (default 1).") = None,
+    valid_at: recall_arg("valid_at", "ISO 8601: only what was true then.") = None,
+    include_superseded: recall_arg(
+        "include_superseded", "false leaves out memories another one replaced (default true)."
+    ) = None,
 ) -> Annotated[CallToolResult, RecallAnswer]:
     """Recall the memories most relevant to a query: hybrid search by meaning and keywords.
 
     Each result has the memory, its `final_score` with `score_components` and `match_type`, and
     its `relations`. Filter by tags, type or time; with `expand_relations` the search also follows
-    associations (use `expand_min_strength` 0.3-0.6 to skip weak links). Call it before answering
-    a question that past conversations may have covered.
+    associations (use `expand_min_strength` 0.3-0.6 to skip weak links). A memory another one
+    replaced ranks below it and names it in `superseded_by`; `valid_at` answers with what was true
+    at a moment. Call it before answering a question that past conversations may have covered.
     """
     params = body_as_query(
         given(
@@ -171,6 +186,8 @@ async def recall_memory(
             expand_min_strength=expand_min_strength,
             expand_min_importance=expand_min_importance,
             max_hops=max_hops,
+            valid_at=valid_at,
+            include_superseded=include_superseded,
         )
     )
     return await run(lambda user: _recall(user, params), reads_only=True)
@@ -203,11 +220,16 @@ async def update_memory(
     source_type: spec_arg(MEMORY_CHANGES, "source_type", SOURCE_TYPE, partial=True) = None,
     source_id: SourceId = None,
     is_explicit: spec_arg(MEMORY_CHANGES, "is_explicit", IS_EXPLICIT, partial=True) = None,
+    valid_from: spec_arg(
+        MEMORY_CHANGES, "valid_from", "ISO 8601: when the fact began to hold.", partial=True
+    ) = None,
+    supersedes: Supersedes = None,
 ) -> Annotated[CallToolResult, MemoryAnswer]:
     """Change a memory: only the fields you give change; new content is re-embedded and re-scored.
 
-    To mark a memory as superseded, prefer associate_memories with INVALIDATED_BY or EVOLVED_INTO
-    (and, if useful, metadata such as {"deprecated": true}) over deleting it.
+    To mark older memories as replaced by this one, give their ids in `supersedes` (or link them
+    with associate_memories and INVALIDATED_BY) instead of deleting them: recall then ranks them
+    below this one and `valid_at` still finds them for the time they held.
     """
     changes = given(
         content=content,
@@ -219,6 +241,8 @@ async def update_memory(
         source_type=source_type,
         source_id=source_id,
         is_explicit=is_explicit,
+        valid_from=valid_from,
+        supersedes=supersedes,
     )
 
     def work(user):

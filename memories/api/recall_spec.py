@@ -9,7 +9,7 @@ from memories.models import MemoryType
 from memories.recall import RecallOptions
 from memsite.api.specs import TIMESTAMP, Field, Rule, choice, described, flag, integer, unit, validate
 from memsite.errors import Invalid
-from memsite.validation import is_clean_text, parse_timestamp, parse_words
+from memsite.validation import is_clean_text, parse_timestamp, parse_word_flag, parse_words
 
 
 def parse_query(raw):
@@ -109,6 +109,20 @@ RECALL = (
     integer("max_hops", 1, 1, 3),
     flag(
         "expand_respect_tags", "Apply the `tags` filter to expanded memories too (default false: unscoped)."
+    ),
+    time_field(
+        "valid_at",
+        "Only what was true then: memories whose validity (valid_from until valid_until) contains it.",
+    ),
+    Field(
+        "include_superseded",
+        lambda raw: parse_word_flag(raw, "include_superseded", default=True),
+        {
+            "type": "boolean",
+            "default": True,
+            "description": "false drops memories another one has replaced (by valid_at, or now); by "
+            "default they stay and rank below the memory that replaced them.",
+        },
     ),
     choice(
         "sort",

@@ -46,6 +46,9 @@ class MemorySerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
     entered_at = serializers.DateTimeField()
     updated_at = serializers.DateTimeField()
+    valid_from = serializers.DateTimeField()
+    valid_until = serializers.DateTimeField(allow_null=True)
+    superseded_by = serializers.UUIDField(source="superseded_by_id", allow_null=True)
     last_accessed_at = serializers.DateTimeField(allow_null=True)
     access_count = serializers.IntegerField()
     protected = serializers.BooleanField()
@@ -72,6 +75,7 @@ class ScoreComponentsSerializer(serializers.Serializer):
     time = serializers.FloatField()
     statement = serializers.FloatField()
     answer = serializers.FloatField()
+    superseded = serializers.FloatField()
 
 
 class RelationSerializer(serializers.Serializer):

@@ -18,6 +18,7 @@ MAX_TAG_LENGTH = 100
 MAX_SOURCE_TYPE_LENGTH = 40
 MAX_SOURCE_ID_LENGTH = 200
 MAX_BATCH = 500
+MAX_SUPERSEDES = 20
 MAX_REEMBED_IDS = 10_000
 DEFAULT_REEMBED_BATCH = 256
 MAX_REEMBED_BATCH = 1024
@@ -116,6 +117,39 @@ def parse_created_at(value):
     return None if value in (None, "") else parse_timestamp(value)
 
 
+def parse_valid_from(value):
+    return None if value in (None, "") else parse_timestamp(value, "valid_from")
+
+
+def parse_supersedes(value, batch=False):
+    """1–MAX_SUPERSEDES memory ids (in a batch also the index of an earlier item, an integer);
+    absent or null is none. Whether each is one of the caller's live memories is the service's."""
+    if value is None:
+        return []
+    if not isinstance(value, list) or not 1 <= len(value) <= MAX_SUPERSEDES:
+        raise Invalid(f"'supersedes' must be a list of 1 to {MAX_SUPERSEDES} memory ids")
+    found = []
+    for entry in value:
+        if batch and isinstance(entry, int) and not isinstance(entry, bool):
+            if not 0 <= entry < MAX_BATCH:
+                raise Invalid(f"'supersedes' index {entry} is not an item of this batch")
+            found.append(entry)
+            continue
+        shown = entry if isinstance(entry, str) and is_clean_text(entry) else repr(entry)
+        found.append(parse_uuid(entry, f"'supersedes' must hold memory ids: '{str(shown)[:60]}' is not one"))
+    return list(dict.fromkeys(found))
+
+
+SUPERSEDES = {
+    "type": "array",
+    "items": {"type": "string", "format": "uuid"},
+    "minItems": 1,
+    "maxItems": MAX_SUPERSEDES,
+    "description": "Your live memories this one replaces: each becomes superseded by it (an "
+    "INVALIDATED_BY association from it to this memory) and stays valid until this one's valid_from.",
+}
+
+
 def text(max_length, description=""):
     return described({"type": "string", "maxLength": max_length}, description)
 
@@ -142,7 +176,20 @@ MEMORY = (
     Field(
         "is_explicit", lambda value: parse_flag(value, "is_explicit"), {"type": "boolean", "default": False}
     ),
+    Field(
+        "valid_from",
+        parse_valid_from,
+        {**TIMESTAMP, "description": "ISO 8601; when the fact began to hold (default: the timestamp)."},
+    ),
+    Field("supersedes", parse_supersedes, SUPERSEDES),
 )
+# A batch item may also name an earlier item of its batch by its index.
+BATCH_ITEM = with_readers(MEMORY, supersedes=lambda value: parse_supersedes(value, batch=True))
+BATCH_SUPERSEDES = {
+    **SUPERSEDES,
+    "items": {"oneOf": [{"type": "string", "format": "uuid"}, {"type": "integer", "minimum": 0}]},
+    "description": SUPERSEDES["description"] + " An integer names an earlier item of this batch.",
+}
 
 
 def parse_given_importance(value):
@@ -153,7 +200,12 @@ def parse_given_importance(value):
 
 # PATCH reads only the keys present (validate(..., partial=True)); there a null importance or
 # timestamp is refused instead of meaning the default.
-MEMORY_CHANGES = with_readers(MEMORY, importance=parse_given_importance, timestamp=parse_timestamp)
+MEMORY_CHANGES = with_readers(
+    MEMORY,
+    importance=parse_given_importance,
+    timestamp=parse_timestamp,
+    valid_from=lambda value: parse_timestamp(value, "valid_from"),
+)
 
 
 def parse_batch(value):
@@ -171,7 +223,10 @@ BATCH = (
         parse_batch,
         {
             "type": "array",
-            "items": body_schema(MEMORY),
+            "items": {
+                **body_schema(MEMORY),
+                "properties": {**body_schema(MEMORY)["properties"], "supersedes": BATCH_SUPERSEDES},
+            },
             "minItems": 1,
             "maxItems": MAX_BATCH,
             "description": f"1 to {MAX_BATCH} memories.",

@@ -16,7 +16,7 @@ from memories.models import Memory
 from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
 from memsite.api.specs import parameters, request_body, validate
-from memsite.errors import DomainError
+from memsite.errors import DomainError, Invalid
 from memsite.validation import body_as_query, json_body
 
 ID_PARAMETER = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, description="The memory's UUID.")
@@ -50,18 +50,54 @@ def store_one(user, data):
     }
 
 
-def store_batch(user, raw_items):
-    """The answer to storing a batch: valid items are stored, invalid ones listed with their reason."""
-    started = time.perf_counter()
+NOT_AN_EARLIER_ITEM = "'supersedes' index {index} is not an earlier stored item of this batch"
+
+
+def _batch_items(user, raw_items):
+    """The valid items of a batch with their request indexes, and the failures. An item whose
+    `supersedes` names a memory in vain, or an earlier item that failed, fails too."""
     items, indexes, failed = [], [], []
     for index, raw in enumerate(raw_items):
         try:
-            items.append(validate(specs.MEMORY, raw))
+            item = validate(specs.BATCH_ITEM, raw)
+            item["supersedes"] = [
+                entry if not isinstance(entry, int) else _position(entry, index, indexes)
+                for entry in item["supersedes"]
+            ]
         except DomainError as error:
             reason = "Memory must be an object" if not isinstance(raw, dict) else error.message
             failed.append({"index": index, "reason": reason})
             continue
+        items.append(item)
         indexes.append(index)
+    refused = services.check_supersedes(user, items)
+    for position, item in enumerate(items):  # naming a refused item is refused too
+        named = [entry for entry in item["supersedes"] if isinstance(entry, int) and entry in refused]
+        if named and position not in refused:
+            refused[position] = NOT_AN_EARLIER_ITEM.format(index=indexes[named[0]])
+    failed += [{"index": indexes[position], "reason": reason} for position, reason in refused.items()]
+    kept = [position for position in range(len(items)) if position not in refused]
+    moved = {old: new for new, old in enumerate(kept)}
+    items = [items[position] for position in kept]
+    for item in items:
+        named = item["supersedes"]
+        item["supersedes"] = [moved[entry] if isinstance(entry, int) else entry for entry in named]
+    indexes = [indexes[position] for position in kept]
+    failed.sort(key=lambda entry: entry["index"])
+    return items, indexes, failed
+
+
+def _position(entry, index, indexes):
+    """Where the earlier item of request index `entry` stands among the valid items."""
+    if entry >= index or entry not in indexes:
+        raise Invalid(NOT_AN_EARLIER_ITEM.format(index=entry))
+    return indexes.index(entry)
+
+
+def store_batch(user, raw_items):
+    """The answer to storing a batch: valid items are stored, invalid ones listed with their reason."""
+    started = time.perf_counter()
+    items, indexes, failed = _batch_items(user, raw_items)
     stored = services.store_memories(user, items) if items else []
     succeeded = [
         {"index": index, "memory_id": memory.pk, "duplicate": duplicate}

@@ -53,6 +53,7 @@ def test_result_shape(alice_client, facts):
         "time",
         "statement",
         "answer",
+        "superseded",
     }
     assert first["match_type"] in {"vector", "keyword"}
     assert first["relations"] == []
@@ -62,7 +63,10 @@ def test_result_shape(alice_client, facts):
 def test_final_score_is_the_weighted_sum_of_components(alice_client, facts, settings):
     result = recall(alice_client, query="coffee machine")["results"][0]
     weights = settings.RECALL_WEIGHTS
-    expected = sum(weights[name] * value for name, value in result["score_components"].items())
+    signs = {"superseded": -1}
+    expected = sum(
+        signs.get(name, 1) * weights[name] * value for name, value in result["score_components"].items()
+    )
     assert result["final_score"] == pytest.approx(expected)
     assert result["score_components"]["keyword"] > 0
     assert result["score_components"]["recency"] == pytest.approx(1, abs=0.01)

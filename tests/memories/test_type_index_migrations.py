@@ -15,8 +15,8 @@ BUILT = ("memories", "0015_type_embedding_indexes")
 DROPPED = ("memories", "0016_drop_type_embedding_indexes")
 
 
-def migrate(target):
-    """Migrate the memories app to `target`, answering the statements the migration ran."""
+def migrate(*targets):
+    """Migrate to `targets`, answering the statements the migrations ran."""
     statements = []
 
     def keep(execute, sql, params, many, context):
@@ -24,7 +24,7 @@ def migrate(target):
         return execute(sql, params, many, context)
 
     with connection.execute_wrapper(keep):
-        MigrationExecutor(connection).migrate([target])
+        MigrationExecutor(connection).migrate(list(targets))
     return statements
 
 
@@ -34,9 +34,9 @@ def applied(migration):
 
 @pytest.fixture
 def latest_after():
-    """Whatever the test migrates back to, the database is migrated forward again after it."""
+    """Whatever the test migrates back to, every app is migrated to its latest again after it."""
     yield
-    migrate(DROPPED)
+    migrate(*MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 def test_migrating_forward_builds_no_type_index(latest_after):
