@@ -127,7 +127,7 @@ CONTRADICTIONS = [
         "The Cobalt API does not support pagination with cursors.",
     ),
     ("Dara can approve production deploys for Delta.", "Dara cannot approve production deploys for Delta."),
-    ("The Ember mobile app works offline.", "The Ember mobile app no longer works offline."),
+    ("The Ember mobile app works offline.", "The Ember mobile app does not work offline."),
     ("Fjord uses feature flags for every release.", "Fjord never uses feature flags for releases."),
 ]
 SOURCES = [

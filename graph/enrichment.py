@@ -29,6 +29,7 @@ logger = logging.getLogger(__name__)
 PRECEDED_STRENGTH = 0.5
 SWEEP_BATCH = 500
 SWEEP_LIMIT = 50_000
+SUPERSESSION_TASK = "quality.propose_supersessions"
 
 
 def _scope(alias):
@@ -280,6 +281,8 @@ def enrich(memory_ids, retry_transient=False, claim=False):
             Enrichment.objects.filter(memory_id__in=ids).update(
                 status=EnrichmentStatus.DONE, error="", attempts=F("attempts") + 1, updated_at=timezone.now()
             )
+            if ids:  # which older memories they replace, with their entity tags in place
+                jobs.defer_task(SUPERSESSION_TASK, memory_ids=ids)
     except Exception as error:
         if retry_transient and isinstance(error, jobs.TRANSIENT_ERRORS):
             raise

@@ -82,6 +82,12 @@ def defer(task, **kwargs):
     return task.defer(**kwargs)
 
 
+def defer_task(name, **kwargs):
+    """Queue the task registered as `name` (a service defers a higher app's job by its name, so it
+    never imports that app's tasks); answers the job id."""
+    return app.configure_task(name).defer(**kwargs)
+
+
 def defer_unless_waiting(task):
     """Queue `task`, whose queueing lock allows one waiting job; None when one already waits."""
     try:

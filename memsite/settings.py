@@ -301,6 +301,18 @@ DETECT_OUTDATED_DAYS = env_int("MEMSITE_DETECT_OUTDATED_DAYS", 180, 1, 36500)
 DETECT_LOW_CONFIDENCE = env_float("MEMSITE_DETECT_LOW_CONFIDENCE", 0.4, 0, 1)
 DETECT_NEIGHBOURS = env_int("MEMSITE_DETECT_NEIGHBOURS", 10, 1, 100)
 DETECT_HNSW_EF_SEARCH = env_int("MEMSITE_DETECT_HNSW_EF_SEARCH", 40, 10, 1000)
+# Supersession proposals (quality/supersession.py): a proposal at least this confident is
+# applied at once (an INVALIDATED_BY association of origin enrichment, reversible); one between
+# the minimum and this waits for a curator; below the minimum nothing is proposed.
+SUPERSEDE_AUTO_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_AUTO_CONFIDENCE", 0.75, 0, 1)
+SUPERSEDE_MIN_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_MIN_CONFIDENCE", 0.6, 0, 1)
+if SUPERSEDE_MIN_CONFIDENCE > SUPERSEDE_AUTO_CONFIDENCE:
+    raise ImproperlyConfigured(
+        "MEMSITE_SUPERSEDE_MIN_CONFIDENCE must not exceed MEMSITE_SUPERSEDE_AUTO_CONFIDENCE "
+        f"(got {SUPERSEDE_MIN_CONFIDENCE} and {SUPERSEDE_AUTO_CONFIDENCE})"
+    )
+# Older memories of the owner, nearest first, that each new memory is compared with.
+SUPERSEDE_NEIGHBOURS = env_int("MEMSITE_SUPERSEDE_NEIGHBOURS", 15, 1, 100)
 
 # --- Consolidation (SPEC section 8, seed 000's variable names) ---
 BOOST_ENABLED = env_bool("MCP_CONSOLIDATION_QUALITY_BOOST_ENABLED", True)
@@ -314,6 +326,8 @@ RETENTION_HIGH_DAYS = env_int("MCP_QUALITY_RETENTION_HIGH", 365, 1, 36500)
 RETENTION_MEDIUM_DAYS = env_int("MCP_QUALITY_RETENTION_MEDIUM", 180, 1, 36500)
 RETENTION_LOW_MIN_DAYS = env_int("MCP_QUALITY_RETENTION_LOW_MIN", 30, 1, 36500)
 RETENTION_LOW_MAX_DAYS = env_int("MCP_QUALITY_RETENTION_LOW_MAX", 90, 1, 36500)
+# Retention archives memories superseded for longer than this (0: superseded memories stay).
+SUPERSEDED_RETENTION_DAYS = env_int("MEMSITE_SUPERSEDED_RETENTION_DAYS", 0, 0, 36500)
 if RETENTION_LOW_MIN_DAYS > RETENTION_LOW_MAX_DAYS:
     raise ImproperlyConfigured("MCP_QUALITY_RETENTION_LOW_MIN must not exceed MCP_QUALITY_RETENTION_LOW_MAX")
 

@@ -41,7 +41,8 @@ from dataclasses import dataclass, field
 from django.conf import settings
 from django.db import connection, transaction
 
-from quality import neighbours
+from quality import neighbours, supersession
+from quality.findings import STALE_RESOLUTION, UPSERT_RULE
 from quality.metrics import evaluate_memories
 from quality.models import Inconsistency, Trigger
 
@@ -61,7 +62,6 @@ ENGLISH_CUES = [
     "no longer",
 ]
 CHINESE_CUES = ["没有", "不是", "不会", "不能", "不", "没"]
-STALE_RESOLUTION = "no_longer_detected"
 CHUNK_SIZE = 5000
 
 
@@ -80,7 +80,12 @@ def negated_sql(alias):
     return f"({alias}.content ~* %(neg_en)s OR {alias}.content ~ %(neg_zh)s)"
 
 
-SCOPE = "m.archived_at IS NULL AND (%(owner)s::integer IS NULL OR m.owner_id = %(owner)s)"
+def scope(alias):
+    """SQL boolean: the memory `alias` is live and of the run's owner (any owner when None)."""
+    return f"{alias}.archived_at IS NULL AND (%(owner)s::integer IS NULL OR {alias}.owner_id = %(owner)s)"
+
+
+SCOPE = scope("m")
 
 
 def changed(alias):
@@ -92,7 +97,12 @@ def changed(alias):
     )
 
 
-SEARCHED = f"{SCOPE} AND {changed('m')}"
+def searched(alias):
+    """SQL boolean: the memory `alias` is in scope and searches its neighbours in this run."""
+    return f"{scope(alias)} AND {changed(alias)}"
+
+
+SEARCHED = searched("m")
 
 CREATE_CANDIDATES = """
 CREATE TEMPORARY TABLE detect_candidate (
@@ -141,80 +151,124 @@ WHERE a.relation_type = 'CONTRADICTS' AND o.archived_at IS NULL AND {SCOPE}
   AND ({changed("m")} OR {changed("o")} OR a.updated_at > %(since)s::timestamptz)
 """
 
+# Whether the negated memory `neg` negates something the other memory `other` says: one of the
+# words its negation applies to (its reading's negated terms) stands in the other's text. "The user
+# is not online" negates "online"; "The report is not ready" negates nothing "The report is still
+# unfinished" says, so they do not contradict. Without a reading, the polarity alone decides.
+NEGATES = """(
+    {neg}_r.reading IS NULL OR EXISTS (
+        SELECT 1 FROM jsonb_array_elements_text({neg}_r.reading -> 'negated_terms') t
+        WHERE CASE WHEN t ~ '[\\u3400-\\u9fff]' THEN position(t IN {other}.content) > 0
+                   ELSE {other}.content
+                        ~* ('\\m' || regexp_replace(t, '([^[:alnum:][:space:]])', '\\\\\\1', 'g')
+                            || '\\M') END
+    )
+)"""
+
 UPSERT_FINDINGS = f"""
 WITH pair AS (
     SELECT memory1, memory2, max(similarity) AS similarity,
            bool_or(equal_content) AS equal_content, bool_or(linked) AS linked
     FROM detect_candidate GROUP BY memory1, memory2
 ),
--- Only pairs that can become findings go on to fetch content and confidence.
+-- Only pairs that can become findings go on to fetch content and confidence. A pair the fact
+-- reader judged (a supersession, two values at once) or that one memory already supersedes is
+-- neither a duplicate nor a negation contradiction.
 classified AS MATERIALIZED (
     SELECT p.*, a.negated <> b.negated AS polarity_differs
     FROM pair p
     JOIN detect_polarity a ON a.id = p.memory1
     JOIN detect_polarity b ON b.id = p.memory2
-    WHERE p.equal_content OR p.linked
+    WHERE (p.equal_content OR p.linked
        OR (p.similarity >= %(duplicate_cosine)s AND a.negated = b.negated)
-       OR (p.similarity >= %(contradiction_cosine)s AND a.negated <> b.negated)
+       OR (p.similarity >= %(contradiction_cosine)s AND a.negated <> b.negated))
+      AND NOT EXISTS (
+          SELECT 1 FROM detect_verdict v
+          WHERE LEAST(v.memory1, v.memory2) = p.memory1 AND GREATEST(v.memory1, v.memory2) = p.memory2)
+      AND NOT EXISTS (
+          SELECT 1 FROM graph_association e WHERE e.relation_type = 'INVALIDATED_BY'
+            AND e.source_id IN (p.memory1, p.memory2) AND e.target_id IN (p.memory1, p.memory2))
 ),
 judged AS (
     SELECT c.*, m.confidence AS confidence1, o.confidence AS confidence2,
-           left(m.content, 80) AS content1, left(o.content, 80) AS content2
+           left(m.content, 80) AS content1, left(o.content, 80) AS content2,
+           -- linked by an association people made that says how they relate (LEADS_TO, ...)
+           EXISTS (SELECT 1 FROM graph_association e
+                   WHERE e.origin = 'user' AND e.relation_type <> 'CONTRADICTS'
+                     AND e.source_id IN (c.memory1, c.memory2) AND e.target_id IN (c.memory1, c.memory2))
+               AS related,
+           CASE WHEN NOT c.polarity_differs THEN false
+                WHEN (m.content ~* %(neg_en)s OR m.content ~ %(neg_zh)s)
+                    THEN {NEGATES.format(neg="m", other="o")}
+                ELSE {NEGATES.format(neg="o", other="m")} END AS negates
     FROM classified c
     JOIN memories_memory m ON m.id = c.memory1
     JOIN memories_memory o ON o.id = c.memory2
+    LEFT JOIN quality_memoryreading m_r ON m_r.memory_id = m.id AND m_r.content_hash = m.content_hash
+    LEFT JOIN quality_memoryreading o_r ON o_r.memory_id = o.id AND o_r.content_hash = o.content_hash
 ),
 finding AS MATERIALIZED (
-    SELECT 'duplicate' AS type, memory1, memory2, LEAST(1, similarity) AS severity,
-           CASE WHEN equal_content THEN 'Same content: "' || content1 || '"'
-                ELSE 'Near-duplicates (similarity ' || round(similarity::numeric, 3) || '): "'
-                     || content1 || '" and "' || content2 || '"' END AS description
-    FROM judged
-    WHERE equal_content OR (similarity >= %(duplicate_cosine)s AND NOT polarity_differs)
-    UNION ALL
-    SELECT 'contradiction', memory1, memory2,
-           LEAST(1, 0.5 + 0.3 * (confidence1 + confidence2) / 2 + 0.2 * GREATEST(0, similarity)),
-           CASE WHEN linked THEN 'Linked as CONTRADICTS: "' ELSE 'Opposite negation (similarity '
-                || round(similarity::numeric, 3) || '): "' END
-           || content1 || '" vs "' || content2 || '"'
-    FROM judged
-    WHERE linked OR (similarity >= %(contradiction_cosine)s AND polarity_differs)
-    UNION ALL
-    SELECT 'outdated', m.id, NULL,
-           LEAST(1, EXTRACT(EPOCH FROM now() - m.provenance_updated_at) / 86400.0 / 365),
-           'Not updated or corroborated for '
-           || floor(EXTRACT(EPOCH FROM now() - m.provenance_updated_at) / 86400.0) || ' days'
-    FROM memories_memory m
-    WHERE {SCOPE} AND m.provenance_updated_at < now() - make_interval(days => %(outdated_days)s)
-      AND ({changed("m")}
-           OR m.provenance_updated_at > %(since)s::timestamptz - make_interval(days => %(outdated_days)s))
-    UNION ALL
-    SELECT 'low_confidence', m.id, NULL, 1 - m.confidence,
-           'Confidence ' || round(m.confidence::numeric, 2) || ' is below '
-           || %(low_confidence)s::numeric
-    FROM memories_memory m
-    WHERE {SEARCHED} AND m.confidence < %(low_confidence)s
+    SELECT DISTINCT ON (type, memory1, COALESCE(memory2, memory1)) * FROM (
+        SELECT 'duplicate' AS type, memory1, memory2, LEAST(1, similarity) AS severity,
+               CASE WHEN equal_content THEN 'Same content: "' || content1 || '"'
+                    ELSE 'Near-duplicates (similarity ' || round(similarity::numeric, 3) || '): "'
+                         || content1 || '" and "' || content2 || '"' END AS description,
+               '{{}}'::jsonb AS details
+        FROM judged
+        WHERE equal_content OR (similarity >= %(duplicate_cosine)s AND NOT negates)
+        UNION ALL
+        SELECT 'contradiction', memory1, memory2,
+               LEAST(1, 0.5 + 0.3 * (confidence1 + confidence2) / 2 + 0.2 * GREATEST(0, similarity)),
+               CASE WHEN linked THEN 'Linked as CONTRADICTS: "' ELSE 'Opposite negation (similarity '
+                    || round(similarity::numeric, 3) || '): "' END
+               || content1 || '" vs "' || content2 || '"',
+               '{{}}'::jsonb
+        FROM judged
+        WHERE linked OR (similarity >= %(contradiction_cosine)s AND negates AND NOT related)
+        UNION ALL
+        SELECT v.type, CASE WHEN v.type = 'superseded' THEN v.memory1 ELSE LEAST(v.memory1, v.memory2) END,
+               CASE WHEN v.type = 'superseded' THEN v.memory2 ELSE GREATEST(v.memory1, v.memory2) END,
+               v.severity, v.description, v.details
+        FROM detect_verdict v
+        UNION ALL
+        SELECT 'outdated', m.id, NULL,
+               LEAST(1, EXTRACT(EPOCH FROM now() - m.provenance_updated_at) / 86400.0 / 365),
+               'Not updated or corroborated for '
+               || floor(EXTRACT(EPOCH FROM now() - m.provenance_updated_at) / 86400.0) || ' days',
+               '{{}}'::jsonb
+        FROM memories_memory m
+        WHERE {SCOPE} AND m.provenance_updated_at < now() - make_interval(days => %(outdated_days)s)
+          AND ({changed("m")}
+               OR m.provenance_updated_at > %(since)s::timestamptz - make_interval(days => %(outdated_days)s))
+          -- a memory another one replaced is reported as superseded, not also as outdated
+          AND m.valid_until IS NULL
+          AND NOT EXISTS (SELECT 1 FROM detect_verdict v WHERE v.type = 'superseded' AND v.memory1 = m.id)
+        UNION ALL
+        SELECT 'low_confidence', m.id, NULL, 1 - m.confidence,
+               'Confidence ' || round(m.confidence::numeric, 2) || ' is below '
+               || %(low_confidence)s::numeric,
+               '{{}}'::jsonb
+        FROM memories_memory m
+        WHERE {SEARCHED} AND m.confidence < %(low_confidence)s
+    ) found
+    ORDER BY type, memory1, COALESCE(memory2, memory1), severity DESC
+),
+-- The memories of the findings, locked against deletion until the run commits; one deleted since
+-- the run read it is not found here, and its findings are not written.
+locked AS MATERIALIZED (
+    SELECT id FROM memories_memory
+    WHERE id IN (SELECT memory1 FROM finding UNION SELECT memory2 FROM finding)
+    ORDER BY id FOR KEY SHARE
 ),
 upserted AS (
     INSERT INTO quality_inconsistency AS i
-        (type, memory1_id, memory2_id, severity, description, status, resolution, detected_at)
-    SELECT type, memory1, memory2, round(severity::numeric, 4)::float8, description, 'open', '', now()
+        (type, memory1_id, memory2_id, severity, description, details, status, resolution, detected_at)
+    SELECT type, memory1, memory2, round(severity::numeric, 4)::float8, description, details,
+           'open', '', now()
     FROM finding
-    ON CONFLICT (type, memory1_id, memory2_id) DO UPDATE SET
-        severity = EXCLUDED.severity,
-        description = EXCLUDED.description,
-        status = 'open',
-        resolution = CASE WHEN i.status = 'open' THEN i.resolution ELSE '' END,
-        resolved_at = CASE WHEN i.status = 'open' THEN i.resolved_at END,
-        resolved_by_id = CASE WHEN i.status = 'open' THEN i.resolved_by_id END,
-        detected_at = CASE WHEN i.status = 'open' THEN i.detected_at ELSE now() END
-    WHERE (i.status = 'open'
-           AND (i.severity <> EXCLUDED.severity OR i.description <> EXCLUDED.description))
-       OR (i.status = 'resolved' AND (
-            i.resolution = %(stale)s
-            OR (SELECT max(GREATEST(c.updated_at, c.provenance_updated_at)) FROM memories_memory c
-                WHERE c.id IN (EXCLUDED.memory1_id, EXCLUDED.memory2_id)) > i.resolved_at))
-    RETURNING i.type, i.memory1_id, i.memory2_id, (xmax = 0) AS created
+    WHERE memory1 IN (SELECT id FROM locked) AND (memory2 IS NULL OR memory2 IN (SELECT id FROM locked))
+    {UPSERT_RULE}
+    RETURNING i.type, i.memory1_id, i.memory2_id, i.severity, i.status, (xmax = 0) AS created
 ),
 stale AS (
     UPDATE quality_inconsistency s
@@ -243,7 +297,10 @@ SELECT
     (SELECT count(*) FROM stale),
     (SELECT array_agg(DISTINCT memory_id) FROM changed c,
             unnest(ARRAY[c.memory1_id, c.memory2_id]) AS memory_id
-     WHERE c.type = 'contradiction' AND memory_id IS NOT NULL)
+     WHERE c.type = 'contradiction' AND memory_id IS NOT NULL),
+    (SELECT json_agg(json_build_array(u.memory1_id, u.memory2_id, m.owner_id))
+     FROM upserted u JOIN memories_memory m ON m.id = u.memory1_id
+     WHERE u.type = 'superseded' AND u.status = 'open' AND u.severity >= %(auto)s)
 """
 
 
@@ -254,6 +311,8 @@ class DetectionResult:
     created: int = 0
     no_longer_detected: int = 0
     reevaluated: int = 0
+    read: int = 0
+    applied: int = 0
     timings_ms: dict = field(default_factory=dict)
 
     def as_dict(self):
@@ -263,6 +322,8 @@ class DetectionResult:
             "created": self.created,
             "no_longer_detected": self.no_longer_detected,
             "reevaluated": self.reevaluated,
+            "read": self.read,
+            "applied": self.applied,
             "timings_ms": self.timings_ms,
         }
 
@@ -280,6 +341,7 @@ def _params(owner, changed_since=None):
         "neg_en": NEGATION_EN,
         "neg_zh": NEGATION_ZH,
         "stale": STALE_RESOLUTION,
+        "auto": settings.SUPERSEDE_AUTO_CONFIDENCE,
     }
 
 
@@ -342,13 +404,17 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
         cursor.execute(EQUAL_CONTENT_CANDIDATES, params)
         cursor.execute(LINKED_CANDIDATES, params)
         clock.lap("candidates")
+        result.read = supersession.read_memories(SCOPE, params)
+        supersession.load_verdicts(cursor, supersession.verdicts(cursor, searched("n"), params))
+        clock.lap("supersession")
         cursor.execute(CREATE_POLARITY, params)
-        cursor.execute("ANALYZE detect_candidate, detect_polarity")
+        cursor.execute("ANALYZE detect_candidate, detect_polarity, detect_verdict")
         cursor.execute(UPSERT_FINDINGS, params)
-        found, result.created, result.no_longer_detected, touched = cursor.fetchone()
+        found, result.created, result.no_longer_detected, touched, confident = cursor.fetchone()
         result.found.update(found or {})
-        cursor.execute("DROP TABLE detect_candidate, detect_polarity")
+        cursor.execute("DROP TABLE detect_candidate, detect_polarity, detect_verdict")
         clock.lap("findings")
+        result.applied = supersession.apply(confident or [])
         if touched:
             result.reevaluated = evaluate_memories(sorted(touched), Trigger.FINDING)
         clock.lap("evaluation")

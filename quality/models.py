@@ -2,6 +2,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models import Q
 
+from memories.models import EmbeddingField
+
 
 class Trigger(models.TextChoices):
     STORE = "store"
@@ -97,6 +99,7 @@ class Inconsistency(models.Model):
         DUPLICATE = "duplicate"
         OUTDATED = "outdated"
         LOW_CONFIDENCE = "low_confidence"
+        SUPERSEDED = "superseded"
 
     class Status(models.TextChoices):
         OPEN = "open"
@@ -110,7 +113,9 @@ class Inconsistency(models.Model):
     )
     severity = models.FloatField()
     description = models.TextField()
-
+    # What a `superseded` finding rests on (memory1 is the older memory, memory2 the newer):
+    # confidence, signals, attribute, older_value and newer_value.
+    details = models.JSONField(default=dict, blank=True)
     status = models.CharField(max_length=20, choices=Status.choices, default=Status.OPEN)
     resolution = models.CharField(max_length=40, blank=True, default="")
     detected_at = models.DateTimeField(auto_now_add=True)
@@ -164,3 +169,19 @@ class QualitySnapshot(models.Model):
     def __str__(self):
         return f"{self.owner_id} @ {self.taken_at:%Y-%m-%d %H:%M}: {self.average_quality:.3f}"
 
+
+class MemoryReading(models.Model):
+    """What the fact reader noted about a memory's content (quality/facts), kept per content hash:
+    its cues and the vector of its frame (the text with its values masked). The supersession
+    proposals compare readings instead of reading every text again."""
+
+    memory = models.OneToOneField(
+        "memories.Memory", on_delete=models.CASCADE, primary_key=True, related_name="reading"
+    )
+    content_hash = models.CharField(max_length=64)
+    reading = models.JSONField(default=dict)
+    frame = EmbeddingField(dimensions=settings.EMBEDDING_DIMENSIONS)
+    read_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self):
+        return f"reading of {self.memory_id}"

@@ -165,6 +165,14 @@ def _recommendations(stats, dimensions, counts):
         rules.append(
             ("outdated_found", f"{counts['outdated']} memories are outdated: update or archive them.")
         )
+    if counts["superseded"] > 0:
+        rules.append(
+            (
+                "superseded_found",
+                f"{counts['superseded']} memories look replaced by newer ones: review the proposed "
+                "supersessions (apply, keep both or dismiss).",
+            )
+        )
     if counts["low_confidence"] > 0:
         rules.append(
             (

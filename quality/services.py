@@ -26,8 +26,9 @@ class Action:
     MERGE = "merge"
     LINK_CONTRADICTS = "link_contradicts"
     LINK_INVALIDATED_BY = "link_invalidated_by"
-    ALL = [KEEP_BOTH, ARCHIVE, MERGE, LINK_CONTRADICTS, LINK_INVALIDATED_BY]
-    PAIR_ONLY = {KEEP_BOTH, MERGE, LINK_CONTRADICTS, LINK_INVALIDATED_BY}
+    APPLY = "apply"
+    ALL = [KEEP_BOTH, ARCHIVE, MERGE, LINK_CONTRADICTS, LINK_INVALIDATED_BY, APPLY]
+    PAIR_ONLY = {KEEP_BOTH, MERGE, LINK_CONTRADICTS, LINK_INVALIDATED_BY, APPLY}
 
 
 ARCHIVED_ELSEWHERE = "memory_archived"
@@ -130,7 +131,10 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
     - link_contradicts: a CONTRADICTS association from `memory_id` (default memory1) to the other.
     - link_invalidated_by: an INVALIDATED_BY association from the invalidated memory `memory_id`
       (default: the older one) to the other.
-    Link actions store `reason` as the association's `reason` property.
+    - apply (superseded findings only): the proposed supersession, an INVALIDATED_BY association
+      from the finding's older memory (memory1) to its newer one.
+    Link actions store `reason` as the association's `reason` property. Keeping both memories of a
+    superseded finding rejects the proposal: detection leaves the pair alone until one changes.
     """
     if action not in Action.ALL:
         raise Invalid(f"'action' must be one of: {', '.join(Action.ALL)}")
@@ -146,6 +150,8 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
             raise Invalid(f"'{action}' needs a finding between two memories")
         if action == Action.MERGE and finding.type != Inconsistency.Type.DUPLICATE:
             raise Invalid("'merge' applies only to duplicates")
+        if action == Action.APPLY and finding.type != Inconsistency.Type.SUPERSEDED:
+            raise Invalid("'apply' applies only to superseded findings")
         owner = finding.memory1.owner
         touched = {memory.pk for memory in _pair(finding)}
         if action == Action.ARCHIVE:
@@ -165,6 +171,8 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
             older = min(_pair(finding), key=lambda memory: memory.created_at)
             source = _chosen(finding, memory_id, older)
             _link(owner, source, _other(finding, source), "INVALIDATED_BY", reason)
+        elif action == Action.APPLY:
+            _link(owner, finding.memory1, finding.memory2, "INVALIDATED_BY", reason)
         _close(finding, Inconsistency.Status.RESOLVED, action, user)
         evaluate_memories(sorted(touched), Trigger.FINDING)
     finding.refresh_from_db()

@@ -14,6 +14,7 @@ from django.utils import timezone
 from procrastinate.contrib.django import app
 
 from memsite.jobs import TRANSIENT_RETRY
+from quality import supersession
 from quality.consolidation import ConsolidationBusy, run_consolidation
 from quality.detection import detect_inconsistencies as detect
 from quality.metrics import evaluate_memories
@@ -62,6 +63,12 @@ def detect_inconsistencies(owner_id=None):
 def scheduled_detection(timestamp):
     """The nightly detection over every owner (MEMSITE_DETECTION_CRON)."""
     return detect(None).as_dict()
+
+
+@app.task(queue="enrichment", retry=TRANSIENT_RETRY, name="quality.propose_supersessions")
+def propose_supersessions(memory_ids):
+    """Propose (and apply the confident) supersessions for newly stored, enriched memories."""
+    return supersession.propose(memory_ids)
 
 
 @app.task(queue="maintenance", retry=TRANSIENT_RETRY)

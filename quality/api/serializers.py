@@ -11,6 +11,9 @@ class MemoryBriefSerializer(serializers.Serializer):
     quality_score = serializers.FloatField()
     confidence = serializers.FloatField()
     archived = serializers.BooleanField(source="is_archived")
+    valid_from = serializers.DateTimeField()
+    valid_until = serializers.DateTimeField(allow_null=True)
+    superseded_by = serializers.UUIDField(source="superseded_by_id", allow_null=True)
 
 
 class InconsistencySerializer(serializers.ModelSerializer):
@@ -26,6 +29,7 @@ class InconsistencySerializer(serializers.ModelSerializer):
             "status",
             "severity",
             "description",
+            "details",
             "resolution",
             "detected_at",
             "resolved_at",

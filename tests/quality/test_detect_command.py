@@ -23,7 +23,7 @@ def test_the_command_detects_for_every_owner_and_prints_a_summary(alice, bob):
     MemoryFactory(owner=bob, content="Bob's old note", days_old=300)
     out, err = run()
     assert out.startswith("Scanned 3 memories in ")
-    assert "1 contradiction, 0 duplicate, 1 outdated, 0 low_confidence; 2 new" in out
+    assert "1 contradiction, 0 duplicate, 1 outdated, 0 low_confidence, 0 superseded; 2 new" in out
     assert "neighbour search" in err
     assert Inconsistency.objects.count() == 2
 

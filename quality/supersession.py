@@ -1,0 +1,226 @@
+"""Supersession proposals: which older memories a memory replaces, found without a language model.
+
+Each memory's text is read once per content (`quality.facts`: a MemoryReading with its cues and
+the vector of its frame, the text with its values masked). A memory is compared with the older
+live memories of its owner nearest to it by vector (`MEMSITE_SUPERSEDE_NEIGHBOURS`, exact for a
+small owner as in detection) at a cosine of at least MIN_SIMILARITY, not yet superseded and not
+linked to it by INVALIDATED_BY; the judge (`quality.facts.judging`) gives each pair a verdict
+with a confidence and the signals behind it.
+
+A `superseded` finding (memory1 the older memory, memory2 the newer) records each verdict of at
+least `MEMSITE_SUPERSEDE_MIN_CONFIDENCE`. One of at least `MEMSITE_SUPERSEDE_AUTO_CONFIDENCE`
+that is new (or reopened) is applied at once: an INVALIDATED_BY association of origin
+`enrichment` from the older memory to the newer, the finding resolved as `applied`. A curator
+reverses it by deleting that association; the finding stays resolved, so the pair is not applied
+again unless one of its memories changes. Two memories valid from the same moment that give one
+attribute two values are a `contradiction` instead.
+
+Proposals run on a job after each store (`quality.propose_supersessions`, queued by enrichment)
+and within every detection run (quality.detection), which also closes the proposals it no longer
+finds.
+"""
+
+import json
+from collections import defaultdict
+
+from django.conf import settings
+from django.db import connection, transaction
+
+from graph.models import Origin
+from graph.services import Link, associate_memories
+from memories import embeddings
+from memsite.errors import Conflict
+from quality import neighbours
+from quality.facts import judging, reading
+from quality.findings import STALE_RESOLUTION, UPSERT_RULE
+
+READ_BATCH = 2000
+APPLIED_SQL = """
+UPDATE quality_inconsistency i
+SET status = 'resolved', resolution = %s, resolved_at = now(), resolved_by_id = NULL
+FROM unnest(%s::uuid[], %s::uuid[]) AS p(older, newer)
+WHERE i.type = 'superseded' AND i.memory1_id = p.older AND i.memory2_id = p.newer
+"""
+APPLIED = "applied"
+
+# Below this cosine the judge never reaches MEMSITE_SUPERSEDE_MIN_CONFIDENCE on the labelled sets.
+MIN_SIMILARITY = 0.35
+
+UNREAD_SQL = """
+SELECT m.id, m.content, m.content_hash FROM memories_memory m
+LEFT JOIN quality_memoryreading r ON r.memory_id = m.id
+WHERE ({scope}) AND (r.memory_id IS NULL OR r.content_hash <> m.content_hash)
+ORDER BY m.id LIMIT %(batch)s
+"""
+
+STORE_READINGS_SQL = """
+INSERT INTO quality_memoryreading (memory_id, content_hash, reading, frame, read_at)
+SELECT v.id, v.content_hash, v.reading, v.frame::vector, now()
+FROM jsonb_to_recordset(%s::jsonb) AS v(id uuid, content_hash text, reading jsonb, frame text)
+JOIN memories_memory m ON m.id = v.id
+ON CONFLICT (memory_id) DO UPDATE SET
+    content_hash = EXCLUDED.content_hash, reading = EXCLUDED.reading, frame = EXCLUDED.frame,
+    read_at = EXCLUDED.read_at
+"""
+
+# The older live memories nearest to each memory in scope, with both readings.
+PAIRS_SQL = f"""
+SELECT o.id, n.id, o.owner_id, 1 - x.distance, 1 - (o_r.frame <=> n_r.frame),
+       (n.valid_from, n.created_at) > (o.valid_from, o.created_at), o_r.reading, n_r.reading,
+       left(o.content, 80), left(n.content, 80)
+FROM memories_memory n
+JOIN quality_memoryreading n_r ON n_r.memory_id = n.id AND n_r.content_hash = n.content_hash
+CROSS JOIN LATERAL {neighbours.searched("n", "%(k)s")} x
+JOIN memories_memory o ON o.id = x.id
+JOIN quality_memoryreading o_r ON o_r.memory_id = o.id AND o_r.content_hash = o.content_hash
+WHERE ({{scope}}) AND 1 - x.distance >= %(min_similarity)s
+  AND (o.valid_from, o.created_at, o.sequence) < (n.valid_from, n.created_at, n.sequence)
+  AND (o.valid_until IS NULL OR o.valid_until > statement_timestamp())
+  AND NOT EXISTS (
+      SELECT 1 FROM graph_association a WHERE a.relation_type = 'INVALIDATED_BY'
+        AND a.source_id IN (o.id, n.id) AND a.target_id IN (o.id, n.id)
+  )
+"""
+
+
+def read_memories(scope, params):
+    """Read (again) the memories in `scope` (SQL over `m`) whose content has no reading yet."""
+    read = 0
+    while True:
+        with connection.cursor() as cursor:
+            cursor.execute(UNREAD_SQL.format(scope=scope), {**params, "batch": READ_BATCH})
+            rows = cursor.fetchall()
+            if not rows:
+                return read
+            frames = embeddings.embed_many([reading.frame(content) for _, content, _ in rows])
+            found = [
+                {
+                    "id": str(memory_id),
+                    "content_hash": content_hash,
+                    "reading": reading.read(content).as_json(),
+                    "frame": embeddings.vector_literal(vector),
+                }
+                for (memory_id, content, content_hash), vector in zip(rows, frames, strict=True)
+            ]
+            cursor.execute(STORE_READINGS_SQL, [json.dumps(found)])
+        read += len(rows)
+
+
+def verdicts(cursor, scope, params):
+    """[(older, newer, owner, Verdict, description)] for the memories in `scope` (SQL over `n`),
+    each at least MEMSITE_SUPERSEDE_MIN_CONFIDENCE; needs `neighbours.prepare` done."""
+    cursor.execute(
+        PAIRS_SQL.format(scope=scope),
+        {**params, "k": settings.SUPERSEDE_NEIGHBOURS, "min_similarity": MIN_SIMILARITY},
+    )
+    found = []
+    for older, newer, owner, similarity, frame_similarity, later, *readings, older_text, newer_text in cursor:
+        older_reading, newer_reading = (reading.Reading.from_json(json.loads(data)) for data in readings)
+        verdict = judging.judge(older_reading, newer_reading, similarity, frame_similarity, later)
+        if verdict is None or verdict.confidence < settings.SUPERSEDE_MIN_CONFIDENCE:
+            continue
+        found.append((older, newer, owner, verdict, describe(verdict, older_text, newer_text)))
+    return found
+
+
+def describe(verdict, older_text, newer_text):
+    why = f"confidence {verdict.confidence:.2f}: {', '.join(verdict.signals)}"
+    if verdict.kind == "superseded":
+        return f'Replaced ({why}): "{older_text}" by "{newer_text}"'
+    return f'Both claim to hold at once ({why}): "{older_text}" vs "{newer_text}"'
+
+
+def apply(rows):
+    """Apply new confident proposals [(older, newer, owner)]: an INVALIDATED_BY association each
+    (skipping one that would close a cycle), the finding resolved as applied. Answers how many."""
+    by_owner = defaultdict(list)
+    for older, newer, owner in rows:
+        by_owner[owner].append((older, newer))
+    applied = []
+    for owner, pairs in by_owner.items():
+        for older, newer in pairs:
+            link = Link(older, newer, "INVALIDATED_BY", 1.0, {"reason": "superseded (detected)"})
+            try:
+                with transaction.atomic():
+                    if associate_memories(owner, [link], Origin.ENRICHMENT):
+                        applied.append((str(older), str(newer)))
+            except Conflict:
+                continue
+    if applied:
+        with connection.cursor() as cursor:
+            olders, newers = [older for older, _ in applied], [newer for _, newer in applied]
+            cursor.execute(APPLIED_SQL, [APPLIED, olders, newers])
+    return len(applied)
+
+
+def load_verdicts(cursor, found):
+    """Put verdicts in the temporary table detection's upsert reads (`detect_verdict`)."""
+    cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_verdict")
+    cursor.execute(
+        "CREATE TEMPORARY TABLE detect_verdict (memory1 uuid, memory2 uuid, type text, severity float8, "
+        "description text, details jsonb) ON COMMIT DROP"
+    )
+    rows = [
+        {
+            "memory1": str(older),
+            "memory2": str(newer),
+            "type": verdict.kind,
+            "severity": verdict.confidence,
+            "description": description,
+            "details": verdict.as_json(),
+        }
+        for older, newer, _, verdict, description in found
+    ]
+    cursor.execute(
+        "INSERT INTO detect_verdict SELECT * FROM jsonb_to_recordset(%s::jsonb) AS v(memory1 uuid, "
+        "memory2 uuid, type text, severity float8, description text, details jsonb)",
+        [json.dumps(rows)],
+    )
+
+
+def propose(memory_ids):
+    """Proposals for newly stored memories (the job after their enrichment): read them, judge them
+    against their older neighbours, record the findings and apply the confident new ones."""
+    ids = [str(memory_id) for memory_id in memory_ids]
+    scope = "m.id = ANY(%(ids)s::uuid[]) AND m.archived_at IS NULL"
+    with transaction.atomic():
+        read_memories(scope, {"ids": ids})
+        with connection.cursor() as cursor:
+            small = neighbours.prepare(cursor)
+            found = verdicts(
+                cursor,
+                "n.id = ANY(%(ids)s::uuid[]) AND n.archived_at IS NULL",
+                {"ids": ids, "small_owners": small},
+            )
+            if not found:
+                return {"proposed": 0, "applied": 0}
+            load_verdicts(cursor, found)
+            cursor.execute(
+                RECORD_SQL, {"auto": settings.SUPERSEDE_AUTO_CONFIDENCE, "stale": STALE_RESOLUTION}
+            )
+            confident = cursor.fetchall()
+        applied = apply(confident)
+    return {"proposed": len(found), "applied": applied}
+
+
+# The findings of `detect_verdict` recorded as detection records them (UPSERT_RULE); answers the
+# new or reopened superseded findings confident enough to apply.
+RECORD_SQL = f"""
+WITH locked AS MATERIALIZED (
+    SELECT id, owner_id FROM memories_memory
+    WHERE id IN (SELECT memory1 FROM detect_verdict UNION SELECT memory2 FROM detect_verdict)
+    ORDER BY id FOR KEY SHARE
+),
+upserted AS (
+    INSERT INTO quality_inconsistency AS i
+        (type, memory1_id, memory2_id, severity, description, details, status, resolution, detected_at)
+    SELECT v.type, v.memory1, v.memory2, round(v.severity::numeric, 4)::float8, v.description, v.details,
+           'open', '', now()
+    FROM detect_verdict v
+    WHERE v.memory1 IN (SELECT id FROM locked) AND v.memory2 IN (SELECT id FROM locked)
+    {UPSERT_RULE}
+    RETURNING i.type, i.memory1_id, i.memory2_id, i.severity, i.status
+)
+SELECT u.memory1_id, u.memory2_id, l.owner_id FROM upserted u JOIN locked l ON l.id = u.memory1_id
+WHERE u.type = 'superseded' AND u.status = 'open' AND u.severity >= %(auto)s
+"""
