@@ -105,6 +105,10 @@ CLEANUP_REASON = (
     "format('quality_cleanup: quality %%s below %%s since %%s', to_char(quality_score, 'FM0.000'), "
     "%s::text, to_char(low_quality_since AT TIME ZONE 'UTC', 'YYYY-MM-DD'))"
 )
+SUPERSEDED_REASON = (
+    "format('superseded: replaced by %%s on %%s', superseded_by_id, "
+    "to_char(valid_until AT TIME ZONE 'UTC', 'YYYY-MM-DD'))"
+)
 CLEANUP_DUE = "quality_score < %s AND low_quality_since < now() - make_interval(days => %s)"
 
 
@@ -184,10 +188,20 @@ def relevance_phase(run_id=None):
 
 
 def retention_phase(run_id=None):
+    """Archive the memories inactive longer than their quality's threshold and, with
+    MEMSITE_SUPERSEDED_RETENTION_DAYS, those superseded for longer than that; protected ones stay."""
     threshold, params = threshold_sql("quality_score")
     inactive = _condition(f"NOT {protected_sql()} AND {INACTIVE_DAYS} > {threshold}", params)
     reason = RawSQL(RETENTION_REASON.format(days=INACTIVE_DAYS, threshold=threshold), params)
-    return {"archived": archive_memories(Memory.objects.filter(inactive), reason)}
+    archived = archive_memories(Memory.objects.filter(inactive), reason)
+    superseded = 0
+    if settings.SUPERSEDED_RETENTION_DAYS:
+        replaced = _condition(
+            f"NOT {protected_sql()} AND valid_until < now() - make_interval(days => %s)",
+            [settings.SUPERSEDED_RETENTION_DAYS],
+        )
+        superseded = archive_memories(Memory.objects.filter(replaced), RawSQL(SUPERSEDED_REASON, []))
+    return {"archived": archived + superseded, "superseded": superseded}
 
 
 def cleanup_phase(run_id=None):
