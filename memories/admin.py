@@ -46,6 +46,21 @@ class ArchivedFilter(admin.SimpleListFilter):
         return queryset
 
 
+class ValidityFilter(admin.SimpleListFilter):
+    title = "validity"
+    parameter_name = "validity"
+
+    def lookups(self, request, model_admin):
+        return [("current", "Current"), ("superseded", "Superseded")]
+
+    def queryset(self, request, queryset):
+        if self.value() == "current":
+            return queryset.filter(superseded_by__isnull=True)
+        if self.value() == "superseded":
+            return queryset.filter(superseded_by__isnull=False)
+        return queryset
+
+
 class MemoryAdminForm(forms.ModelForm):
     """Validates edits with the API's own rules, so the admin can store nothing the API would refuse."""
 
@@ -106,7 +121,14 @@ class MemoryAdmin(admin.ModelAdmin):
         "live",
         "created",
     ]
-    list_filter = [QualityTierFilter, "memory_type", ArchivedFilter, "quality_boost_applied", "protected"]
+    list_filter = [
+        QualityTierFilter,
+        "memory_type",
+        ArchivedFilter,
+        ValidityFilter,
+        "quality_boost_applied",
+        "protected",
+    ]
     search_fields = ["content"]
     search_help_text = "Words in the content, or an exact tag."
     list_select_related = ["owner"]
@@ -145,9 +167,13 @@ class MemoryAdmin(admin.ModelAdmin):
         "relevance_score",
         "archived_at",
         "archive_reason",
+        "valid_from",
+        "valid_until",
+        "replacement",
     ]
     fieldsets = [
         (None, {"fields": ["id", "owner", "dashboard_link", *EDITABLE, "protected"]}),
+        ("Validity", {"fields": ["valid_from", "valid_until", "replacement"]}),
         (
             "Provenance",
             {"fields": ["source_type", "source_id", "is_explicit", "confidence", "corroborating_sources"]},
@@ -215,6 +241,16 @@ class MemoryAdmin(admin.ModelAdmin):
     @admin.display(description="live", boolean=True, ordering="archived_at")
     def live(self, memory):
         return memory.archived_at is None
+
+    @admin.display(description="superseded by")
+    def replacement(self, memory):
+        if memory.superseded_by_id is None:
+            return "— (current)"
+        return format_html(
+            '<a href="{}">{}</a>',
+            reverse("admin:memories_memory_change", args=[memory.superseded_by_id]),
+            memory.superseded_by.content[:90],
+        )
 
     @admin.display(description="dashboard")
     def dashboard_link(self, memory):

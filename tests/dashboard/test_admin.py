@@ -5,6 +5,7 @@ from graph import age
 from graph.models import Association
 from memories.models import Memory
 from quality.models import Inconsistency, QualityAssessment
+from tests.factories import AssociationFactory, MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -180,3 +181,15 @@ def test_the_archive_action_changes_every_selected_memory_in_one_statement(
     with django_assert_max_num_queries(8):
         admin_client.post(CHANGELIST, {"action": "archive", "_selected_action": chosen})
     assert Memory.objects.filter(pk__in=chosen, archived_at__isnull=False).count() == 5
+
+
+def test_the_memory_list_filters_by_validity_and_the_page_links_the_replacement(admin_client, alice):
+    older = MemoryFactory(owner=alice, content="Ines lives in Ghent")
+    newer = MemoryFactory(owner=alice, content="Ines has lived in Antwerp since April")
+    AssociationFactory(source=older, target=newer, relation_type="INVALIDATED_BY")
+
+    assert listed(admin_client.get(CHANGELIST, {"validity": "superseded"})) == {older.pk}
+    assert listed(admin_client.get(CHANGELIST, {"validity": "current"})) == {newer.pk}
+    page = admin_client.get(reverse("admin:memories_memory_change", args=[older.pk])).content.decode()
+    assert reverse("admin:memories_memory_change", args=[newer.pk]) in page
+    assert "Ines has lived in Antwerp since April" in page
