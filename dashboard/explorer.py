@@ -7,6 +7,7 @@ counter, and explains each result's score as weighted components.
 import dataclasses
 
 from django.conf import settings
+from django.utils import timezone
 from pgvector.django import CosineDistance
 
 from memories import embeddings
@@ -15,6 +16,8 @@ from memories.recall import COMPONENTS, recall
 
 # "Why not?" looks this far down the ranking (the API's largest limit).
 WHY_NOT_DEPTH = 100
+# Components recall subtracts from the score instead of adding.
+PENALTIES = {"superseded"}
 
 
 def explore(owner, options):
@@ -28,9 +31,15 @@ def score_rows(results):
     rows = []
     for rank, result in enumerate(results, start=1):
         values = {name: result.score_components.get(name) or 0.0 for name in COMPONENTS}
-        parts = [(name, value, weights[name] * value) for name, value in values.items()]
+        parts = [
+            (name, value, (-1 if name in PENALTIES else 1) * weights[name] * value)
+            for name, value in values.items()
+        ]
         total = sum(weighted for _, _, weighted in parts)
-        rows.append({"rank": rank, "result": result, "parts": parts, "total": total})
+        penalties = [{"name": name, "weighted": weighted} for name, _, weighted in parts if weighted < 0]
+        rows.append(
+            {"rank": rank, "result": result, "parts": parts, "total": total, "penalties": penalties}
+        )
     scale = max([row["total"] for row in rows] + [1e-9])
     for row in rows:
         row["segments"] = [
@@ -74,6 +83,10 @@ def _excluded_by(memory, options):
         reasons.append("It was created before the start of the time range.")
     if options.end and memory.created_at > options.end:
         reasons.append("It was created after the end of the time range.")
+    if options.valid_at and not _valid(memory, options.valid_at):
+        reasons.append("It was not valid at the requested moment (valid_at).")
+    elif not options.include_superseded and not _valid(memory, timezone.now()):
+        reasons.append("Another memory has replaced it, and superseded memories are left out.")
     if options.min_quality is not None and memory.quality_score < options.min_quality:
         reasons.append(f"Its quality {memory.quality_score:.2f} is below min_quality.")
     if options.tags and not _tags_match(memory.tags, options):
@@ -81,6 +94,10 @@ def _excluded_by(memory, options):
     if options.exclude_tags and _has_any(memory.tags, options.exclude_tags, options.tag_match == "prefix"):
         reasons.append("It carries an excluded tag.")
     return reasons
+
+
+def _valid(memory, moment):
+    return memory.valid_from <= moment and (memory.valid_until is None or memory.valid_until > moment)
 
 
 def _has_any(tags, wanted, prefix):

@@ -91,3 +91,25 @@ def test_why_not_refuses_a_memory_of_another_owner(curator, curation_data, alice
     MemoryFactory(owner=bob, content="Bob keeps his notes in plain text")
     response = explore(curator, bob, query="online", why_not=str(curation_data["online"].pk))
     assert response.context["why_not"]["reasons"] == ["No memory of bob has this id."]
+
+
+def test_the_explorer_shows_what_replaced_a_memory_and_what_was_true_then(curator, alice):
+    client = client_for(alice)
+    older = client.post(
+        "/memory", {"content": "Ines lives in Ghent", "timestamp": "2026-03-01T09:00:00Z"}, format="json"
+    ).json()["memory_id"]
+    newer = client.post(
+        "/memory",
+        {"content": "Ines lives in Antwerp now", "timestamp": "2026-05-01T09:00:00Z", "supersedes": [older]},
+        format="json",
+    ).json()["memory_id"]
+
+    rows = explore(curator, alice, query="Where does Ines live?").context["found"]["rows"]
+    assert [str(row["result"].memory.pk) for row in rows] == [newer, older]
+    assert rows[1]["penalties"][0]["name"] == "superseded"
+    assert rows[1]["total"] == pytest.approx(rows[1]["result"].final_score)
+    then = explore(curator, alice, query="Where does Ines live?", valid_at="2026-04-01T00:00")
+    assert [str(row["result"].memory.pk) for row in then.context["found"]["rows"]] == [older]
+    hidden = explore(curator, alice, query="Ines", include_superseded="false", why_not=older)
+    assert [str(row["result"].memory.pk) for row in hidden.context["found"]["rows"]] == [newer]
+    assert "replaced it" in " ".join(hidden.context["why_not"]["reasons"])
