@@ -117,9 +117,9 @@ def finding_scores(rows):
 def wait_for(client, job_id, timeout=1800):
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
-        job, _ = client.expect("GET", f"/api/jobs/{job_id}")
-        if job["status"] in ("succeeded", "failed"):
-            return job
+        body, _ = client.expect("GET", f"/api/jobs/{job_id}")
+        if body["job"]["status"] in ("succeeded", "failed", "cancelled", "aborted"):
+            return body["job"]
         time.sleep(0.5)
     raise RuntimeError(f"job {job_id} did not finish")
 

@@ -392,6 +392,10 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
     params = _params(owner, changed_since)
     result = DetectionResult()
     clock = _Clock(result.timings_ms)
+    # Readings are kept per content and committed batch by batch, before the run's transaction:
+    # reading what was never read (memories stored before the reader existed) holds no locks.
+    result.read = supersession.read_memories(SCOPE, params)
+    clock.lap("reading")
     with transaction.atomic(), connection.cursor() as cursor:
         for statement in _session_settings():
             cursor.execute(statement)
@@ -404,7 +408,7 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
         cursor.execute(EQUAL_CONTENT_CANDIDATES, params)
         cursor.execute(LINKED_CANDIDATES, params)
         clock.lap("candidates")
-        result.read = supersession.read_memories(SCOPE, params)
+        result.read += supersession.read_memories(SCOPE, params)  # stored since, under the lock
         supersession.load_verdicts(cursor, supersession.verdicts(cursor, searched("n"), params))
         clock.lap("supersession")
         cursor.execute(CREATE_POLARITY, params)
