@@ -2,9 +2,11 @@
 
 A proper name is a capitalized word, or a run of them, that does not open a sentence or a clause
 after a colon ("Speaker: text") and is not a stop word, an interjection, a weekday or a month
-(see `_joins` for the words a run may also hold).
-A capitalized word or pair of words the owner already uses as an entity tag counts wherever it
-stands (so a name opening a sentence is found once it is known).
+(see `_joins` for the words a run may also hold). A first name or a place of the gazetteer
+(`graph.gazetteer`) counts wherever it stands, so "Caroline: Hey Mel!" names both; so does a
+capitalized word or pair of words the owner already uses as an entity tag.
+A run ends at a comma, and codes are not names: a word with a digit ("Q1"), a currency code
+("EUR") or an all-capitals word listed with another ("SKU, UPC or EAN").
 `slug()` is the only way an entity becomes a tag: enrichment stores `entity:<slug>` and recall's
 `expand_entities` looks up the slugs of the query's words and word pairs, so "O'Brien's" in a
 memory and "O'Brien" in a question meet at `entity:o-brien`.
@@ -12,11 +14,16 @@ memory and "O'Brien" in a question meet at `entity:o-brien`.
 
 import re
 
+from graph import gazetteer
+
 PREFIX = "entity:"
 MAX_TAG_LENGTH = 100
 SENTENCE_END = re.compile(r"[.!?:;]+[\"')\]]*\s+|\n+|\s[-–—]+\s")
 EDGE_PUNCTUATION = "\"'`“”‘’.,;:!?()[]{}<>*_~"
 POSSESSIVES = ("'s", "’s", "'S", "’S")
+LIST_WORDS = {"and", "or", "&", "/"}
+CODE_LENGTH = 5
+SURNAME_SHAPE = re.compile(r"[A-Z]['’][A-Z][a-z]+|[A-Z][a-z]{1,2}[A-Z][a-z]+")
 
 
 def _word_set(text):
@@ -68,22 +75,56 @@ def _word(token):
 
 
 def _is_name(word):
-    return len(word) > 1 and word[0].isupper() and word.casefold() not in NOT_NAMES
+    return (
+        len(word) > 1
+        and word[0].isupper()
+        and word.casefold() not in NOT_NAMES
+        and not any(character.isdigit() for character in word)
+        and word not in gazetteer.currency_codes()
+    )
 
 
-def _joins(words, position, run):
+def _is_named_anywhere(word):
+    """A first name or a place of the gazetteer, or a word shaped like a name ("O'Brien",
+    "D'Angelo", "McKay", "LeBron"): a name even opening a sentence."""
+    folded = word.casefold()
+    listed = folded in gazetteer.first_names() or folded in gazetteer.places()
+    return _is_name(word) and (listed or bool(SURNAME_SHAPE.fullmatch(word)))
+
+
+def _is_code(word):
+    return word.isupper() and len(word) <= CODE_LENGTH
+
+
+def _codes(tokens, words):
+    """Positions of the all-capitals words listed with another one ("EUR, USD and GBP")."""
+    listed = set()
+    for position in range(len(words) - 1):
+        joined = tokens[position].endswith(",") or tokens[position].endswith("/")
+        if not joined and position + 2 < len(words) and words[position + 1].casefold() in LIST_WORDS:
+            joined, other = True, position + 2
+        else:
+            other = position + 1
+        if joined and _is_code(words[position]) and _is_code(words[other]):
+            listed |= {position, other}
+    return listed
+
+
+def _joins(words, position, run, ends):
     """Whether the word at `position` is part of a name: a capitalized word that does not open the
-    sentence; or, when the next word is a name, a capitalized opening word ("Harry Potter"), a
-    capitalized stop word ("The Alchemist", "Under Armour") or, inside a name, "of"/"the"
-    ("Game of Thrones")."""
+    sentence, or a gazetteer name that does; or, when the next word is a name (and no comma comes
+    between), a capitalized opening word that is not a common word ("Harry Potter", not "Glad
+    Max") unless the two are a place ("New York"), a capitalized stop word ("The Alchemist",
+    "Under Armour") or, inside a name, "of"/"the" ("Game of Thrones")."""
     word = words[position]
-    if position > 0 and _is_name(word):
+    if (position > 0 and _is_name(word)) or _is_named_anywhere(word):
         return True
-    following = words[position + 1] if position + 1 < len(words) else ""
+    following = words[position + 1] if position + 1 < len(words) and not ends[position] else ""
     if not _is_name(following):
         return False
     if position == 0:
-        return _is_name(word)
+        opening = word.casefold() not in gazetteer.common_words()
+        return _is_name(word) and (opening or f"{word} {following}".casefold() in gazetteer.places())
     if len(word) > 1 and word[0].isupper() and word.casefold() in STOP_WORDS:
         return True
     return bool(run) and word in LINKERS
@@ -101,6 +142,13 @@ def words_of(text):
     return [[_word(token) for token in sentence.split()] for sentence in SENTENCE_END.split(text)]
 
 
+def _sentences(text):
+    """(tokens, words) of each sentence of `text`."""
+    for sentence in SENTENCE_END.split(text):
+        tokens = sentence.split()
+        yield tokens, [_word(token) for token in tokens]
+
+
 def candidate_slugs(text):
     """Slugs of every word and adjacent pair of words: what could name an entity in `text`."""
     slugs = set()
@@ -114,17 +162,20 @@ def candidate_slugs(text):
 def proper_names(text, known=()):
     """Slugs of the proper names in `text` (see the module), plus words or pairs in `known`."""
     names = set()
-    for words in words_of(text):
+    for tokens, words in _sentences(text):
+        codes = _codes(tokens, words)
+        ends = [token.rstrip("\"'’”)").endswith((",", "/")) for token in tokens]
         run = []
         for position, word in enumerate(words):
-            if _joins(words, position, run):
+            if position not in codes and _joins(words, position, run, ends):
                 run.append(word)
-                continue
+                if not ends[position]:
+                    continue
+            elif _is_known(word, known) and position not in codes:
+                names.add(slug([word]))
             if run:
                 names.add(slug(run))
                 run = []
-            if _is_known(word, known):
-                names.add(slug([word]))
         if run:
             names.add(slug(run))
         names |= {slug([a, b]) for a, b in zip(words, words[1:], strict=False) if _is_known(a, known, b)}

@@ -85,20 +85,21 @@ def test_proper_names_become_entity_tags(store):
     sister = store("Sarah's sister is Rachel", tags=["family"])
     job = store("Rachel is a software engineer at Tech Corp", tags=["career"])
     assert "entity:rachel" in sister.tags
-    assert "entity:sarah" not in sister.tags
+    assert "entity:sarah" in sister.tags
     assert {"entity:tech-corp", "entity:rachel"} <= set(job.tags)
     assert job.tags[0] == "career"
 
 
 def test_a_name_the_owner_already_tags_is_tagged_at_a_sentence_start(store):
-    store("We flew to Paris in May.", tags=["travel"])
-    assert "entity:paris" in store("Paris was rainy all week.", tags=["travel"]).tags
-    assert "entity:rome" not in store("Rome was sunny all week.", tags=["travel"]).tags
+    store("We flew to Vandria in May.", tags=["travel"])
+    assert "entity:vandria" in store("Vandria was rainy all week.", tags=["travel"]).tags
+    assert "entity:quorvel" not in store("Quorvel was sunny all week.", tags=["travel"]).tags
 
 
 def test_proper_names_ignore_sentence_starts_but_know_existing_entities():
     assert entities.proper_names("Yesterday we met Anna Lee in Paris. Then lunch.") == {"anna-lee", "paris"}
-    assert entities.proper_names("Paris was rainy.", known={"paris"}) == {"paris"}
+    assert entities.proper_names("Vandria was rainy.") == set()
+    assert entities.proper_names("Vandria was rainy.", known={"vandria"}) == {"vandria"}
 
 
 def test_a_batch_store_is_enriched_in_bulk(alice_client, run_jobs):
