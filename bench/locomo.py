@@ -2,7 +2,7 @@
 
     .venv/bin/python -m bench.locomo [PATH] [--protocol session|minute|both] [--reuse]
         [--samples conv-26,conv-30] [--every 3] [--param expand_relations=true]
-        [--env MEMSITE_RECALL_WEIGHT_VECTOR=0.5]
+        [--env MEMSITE_RECALL_WEIGHT_VECTOR=0.5] [--cv [--baseline REPORT.json]]
 
 PATH defaults to ../shared/data/locomo-dev.json next to the repository (the data is licensed CC
 BY-NC 4.0 and stays outside it). Every turn becomes one memory, "Speaker: text", tagged with its
@@ -22,6 +22,12 @@ Each run uses fresh databases and its own gunicorn (2 workers); `--reuse` keeps 
 databases (migrated to this checkout's schema), to compare server settings (`--env`) or recall
 parameters (`--param`) quickly.
 `--samples` and `--every K` (every K-th question) measure a subset while iterating.
+
+`--cv` adds leave-one-conversation-out validation: each conversation is one held-out fold, scored
+(recall@5, overall and per category) with settings chosen on the other conversations, and the
+report gives every fold with the mean, min and max. `--baseline` names an earlier `--cv` report:
+each fold's change against it is listed, and a change is `kept` only when it gains on the mean and
+loses no more than 0.01 on any fold.
 """
 
 import argparse
@@ -55,6 +61,7 @@ DEFAULT_PATH = ROOT.parent / "shared" / "data" / "locomo-dev.json"
 LOCOMO_DATABASE_URL = database_url("memsite_locomo")
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop"}
 KS = (1, 5, 10)
+CV_MAX_FOLD_LOSS = 0.01
 TARGET_RECALL_AT_5 = 0.70
 BATCH = 500
 USERNAME = "locomo"
@@ -158,6 +165,7 @@ def questions(samples, every=1):
 
 def evaluate(client, samples, turn_of, extra, every):
     hits = defaultdict(lambda: defaultdict(list))
+    folds = defaultdict(lambda: defaultdict(list))
     client_ms, server_ms, rows = [], [], []
     for sample_id, qa, evidence in questions(samples, every):
         params = {"query": qa["question"], "tags": sample_id, "limit": max(KS), **extra}
@@ -173,6 +181,9 @@ def evaluate(client, samples, turn_of, extra, every):
             share = len(got & evidence) / len(evidence)
             hits["overall"][k].append(share)
             hits[CATEGORIES[qa["category"]]][k].append(share)
+            if k == 5:
+                folds[sample_id]["overall"].append(share)
+                folds[sample_id][CATEGORIES[qa["category"]]].append(share)
         rows.append(
             {
                 "sample": sample_id,
@@ -189,7 +200,39 @@ def evaluate(client, samples, turn_of, extra, every):
         }
         for group, by_k in hits.items()
     }
-    return recall, summarize_ms(client_ms), summarize_ms(server_ms), rows
+    return recall, summarize_ms(client_ms), summarize_ms(server_ms), rows, folds
+
+
+def cross_validation(folds, baseline=None):
+    """Leave-one-conversation-out: recall@5 of each held-out conversation (overall and per
+    category) and the mean, min and max over the folds; against a `baseline` (an earlier
+    cross_validation), each fold's change and whether the change is kept."""
+    table = {
+        sample: {group: round(float(np.mean(shares)), 3) for group, shares in sorted(by_group.items())}
+        for sample, by_group in sorted(folds.items())
+    }
+    overall = [fold["overall"] for fold in table.values()]
+    report = {
+        "folds": table,
+        "recall@5": {
+            "mean": round(float(np.mean(overall)), 3),
+            "min": min(overall),
+            "max": max(overall),
+        },
+    }
+    if baseline:
+        change = {
+            sample: round(fold["overall"] - baseline["folds"][sample]["overall"], 3)
+            for sample, fold in table.items()
+            if sample in baseline["folds"]
+        }
+        gain = round(report["recall@5"]["mean"] - baseline["recall@5"]["mean"], 3)
+        report["against_baseline"] = {
+            "mean_change": gain,
+            "fold_change": change,
+            "kept": gain > 0 and min(change.values(), default=0) >= -CV_MAX_FOLD_LOSS,
+        }
+    return report
 
 
 def measure(args, samples, protocol, extra, server_env):
@@ -206,7 +249,7 @@ def measure(args, samples, protocol, extra, server_env):
         else:
             turn_of, store_rate = store(client, samples, protocol)
         enrich(database_url)
-        recall, latency, server_latency, rows = evaluate(client, samples, turn_of, extra, args.every)
+        recall, latency, server_latency, rows, folds = evaluate(client, samples, turn_of, extra, args.every)
         client.close()
     if args.dump:
         args.dump.with_suffix(f".{protocol}.json").write_text(json.dumps(rows, indent=1))
@@ -216,7 +259,13 @@ def measure(args, samples, protocol, extra, server_env):
         + ", ".join(f"R@{k} {overall[f'recall@{k}']}" for k in KS)
         + f"; p50 {latency['p50_ms']} ms, p95 {latency['p95_ms']} ms"
     )
+    cv = {}
+    if args.cv:
+        baseline = args.baseline and json.loads(args.baseline.read_text())["protocols"][protocol]["cv"]
+        cv = {"cv": cross_validation(folds, baseline)}
+        log(f"LoCoMo ({protocol}) leave-one-conversation-out R@5: {cv['cv']['recall@5']}")
     return {
+        **cv,
         "memories": len(turn_of),
         "store_turns_per_second": round(store_rate, 1) if store_rate else None,
         "recall": {"overall": recall.pop("overall"), **dict(sorted(recall.items()))},
@@ -238,6 +287,8 @@ def main():
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--param", action="append", default=[], metavar="KEY=VALUE", help="recall parameter")
     parser.add_argument("--env", action="append", default=[], metavar="NAME=VALUE", help="server setting")
+    parser.add_argument("--cv", action="store_true", help="leave-one-conversation-out folds")
+    parser.add_argument("--baseline", type=Path, help="an earlier --cv report to compare against")
     parser.add_argument(
         "--dump", type=Path, help="write each question's ranked dia_ids to PATH.<protocol>.json"
     )
