@@ -30,6 +30,7 @@ PRECEDED_STRENGTH = 0.5
 SWEEP_BATCH = 500
 SWEEP_LIMIT = 50_000
 SUPERSESSION_TASK = "quality.propose_supersessions"
+RETAG_BATCH = 500
 
 
 def _scope(alias):
@@ -246,6 +247,23 @@ def _entity_tags(ids):
         updates[pk] = [tag for tag in new if tag not in tags]
     Memory.objects.add_tags(updates)
     return sum(len(new) for new in updates.values())
+
+
+def retag(after=None):
+    """Add the entity tags of today's rules to the next RETAG_BATCH memories in id order (those
+    after `after`), in one transaction; answers how many memories and tags, and the last id (None
+    once every memory is done). Only missing tags are added, so a second pass changes nothing; a
+    memory deleted meanwhile is passed over, and one tagged meanwhile keeps each tag once (the
+    UPDATE of `Memory.objects.add_tags` reads the row it locks)."""
+    memories = Memory.objects.order_by("pk")
+    if after:
+        memories = memories.filter(pk__gt=after)
+    ids = [str(pk) for pk in memories.values_list("pk", flat=True)[:RETAG_BATCH]]
+    if not ids:
+        return {"memories": 0, "entity_tags": 0, "last": None}
+    with transaction.atomic():
+        tags = _entity_tags(ids)
+    return {"memories": len(ids), "entity_tags": tags, "last": ids[-1]}
 
 
 def _write(links):

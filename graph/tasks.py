@@ -5,6 +5,7 @@ from procrastinate.contrib.django import app
 
 from graph import enrichment
 from memories import planner
+from memsite import jobs
 from memsite.jobs import TRANSIENT_RETRY
 
 
@@ -23,6 +24,16 @@ def enrich_memories(context, memory_ids):
 def sweep_pending_enrichment(timestamp=None):
     """Re-queue memories whose enrichment is still pending (MEMSITE_ENRICHMENT_SWEEP_CRON)."""
     return {"requeued": enrichment.requeue_pending()}
+
+
+@app.task(queue="maintenance", queueing_lock="entity-retag", retry=TRANSIENT_RETRY)
+def retag_entities(after=None):
+    """Tag existing memories with the entities they name, one batch per job, each job queueing
+    the next (`manage.py graph_retag_entities` queues the first)."""
+    result = enrichment.retag(after)
+    if result["last"]:
+        jobs.defer(retag_entities, after=result["last"])
+    return result
 
 
 if settings.ENRICHMENT_SWEEP_CRON:
