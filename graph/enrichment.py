@@ -20,7 +20,7 @@ from django.db.models import Count, F, Min
 from django.utils import timezone
 
 from graph import entities
-from graph.models import Enrichment, EnrichmentStatus, Origin
+from graph.models import Enrichment, EnrichmentStatus, EntityAlias, Origin
 from graph.services import Link, associate_memories
 from memories.models import Memory
 from memsite import jobs
@@ -235,18 +235,82 @@ def _known_entities(owner_id, candidates):
 
 
 def _entity_tags(ids):
-    """Add `entity:<slug>` tags for the proper names of these memories; returns how many added."""
+    """Add `entity:<slug>` tags for the proper names of these memories, a first name that is an
+    alias as its entity (see `_aliases`); returns how many added."""
     rows = list(Memory.objects.filter(pk__in=ids).values_list("pk", "owner_id", "content", "tags"))
     by_owner = defaultdict(set)
     for _, owner, content, _ in rows:
         by_owner[owner] |= {entities.tag(name) for name in entities.candidate_slugs(content)}
     known = {owner: _known_entities(owner, candidates) for owner, candidates in by_owner.items()}
+    names = {pk: entities.proper_names(content, known[owner]) for pk, owner, content, _ in rows}
+    named = defaultdict(set)
+    for pk, owner, _, _ in rows:
+        named[owner] |= names[pk]
+    aliases = {owner: _aliases(owner, owner_names) for owner, owner_names in named.items()}
     updates = {}
-    for pk, owner, content, tags in rows:
-        new = sorted(entities.tag(name) for name in entities.proper_names(content, known[owner]))
+    for pk, owner, _, tags in rows:
+        new = sorted({entities.tag(aliases[owner].get(name, name)) for name in names[pk]})
         updates[pk] = [tag for tag in new if tag not in tags]
     Memory.objects.add_tags(updates)
     return sum(len(new) for new in updates.values())
+
+
+NEW_ALIASES_SQL = """
+INSERT INTO graph_entityalias (owner_id, alias, entity, created_at)
+SELECT %s, v.alias, v.entity, now() FROM unnest(%s::text[], %s::text[]) AS v(alias, entity)
+ON CONFLICT (owner_id, alias) DO NOTHING
+RETURNING alias, entity
+"""
+
+
+def _aliases(owner_id, names):
+    """{alias: entity} for the owner's names: the aliases it has, and new ones for the full names
+    among `names` whose first word is a first name (`entities.first_name_of`) not yet an alias.
+    The first full name seen for a first name keeps it. Memories already tagged with a new alias
+    are re-tagged by a queued job (`apply_aliases`)."""
+    fulls = {}
+    for name in sorted(names):
+        if first := entities.first_name_of(name):
+            fulls.setdefault(first, name)
+    new = {}
+    if fulls:
+        firsts = sorted(fulls)  # in one order, so two jobs never wait on each other's aliases
+        with connection.cursor() as cursor:
+            cursor.execute(NEW_ALIASES_SQL, [owner_id, firsts, [fulls[first] for first in firsts]])
+            new = dict(cursor.fetchall())
+    if new:
+        from graph.tasks import apply_entity_aliases
+
+        jobs.defer(apply_entity_aliases, owner_id=owner_id, aliases=sorted(new.items()))
+    wanted = {*names, *fulls}
+    rows = EntityAlias.objects.filter(owner_id=owner_id, alias__in=wanted).values_list("alias", "entity")
+    return dict(rows)
+
+
+APPLY_ALIAS_SQL = """
+UPDATE memories_memory m
+SET tags = ARRAY(
+    SELECT t FROM unnest(array_replace(m.tags, %(alias)s, %(entity)s)) WITH ORDINALITY AS u(t, n)
+    GROUP BY t ORDER BY min(n)
+)
+WHERE m.owner_id = %(owner)s AND m.tags @> ARRAY[%(alias)s]::varchar[]
+"""
+
+
+def apply_aliases(owner_id, aliases):
+    """Re-tag the owner's memories tagged with an alias (`[[alias slug, entity slug], ...]`) with
+    its entity instead, in place, in one transaction; answers how many memories changed. Each
+    UPDATE reads the rows it locks: a memory deleted meanwhile is passed over, one tagged
+    meanwhile keeps its other tags."""
+    changed = 0
+    with transaction.atomic(), connection.cursor() as cursor:
+        for alias, entity in aliases:
+            cursor.execute(
+                APPLY_ALIAS_SQL,
+                {"owner": owner_id, "alias": entities.tag(alias), "entity": entities.tag(entity)},
+            )
+            changed += cursor.rowcount
+    return changed
 
 
 def retag(after=None):

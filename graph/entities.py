@@ -182,6 +182,15 @@ def proper_names(text, known=()):
     return {name for name in names if name}
 
 
+def first_name_of(name_slug):
+    """The first word of a full name's slug when it is a first name ("zoë" of "zoë-o-brien"), and
+    not a place ("paris" of "paris-hilton"): the alias the full name may go by; else None."""
+    first, _, rest = name_slug.partition("-")
+    if rest and first in gazetteer.first_names() and first not in gazetteer.places():
+        return first
+    return None
+
+
 def query_tags(query):
     """The tags a query may name: its words and word pairs (stop words, interjections and calendar
     words left out) as plain tags and as entity tags."""

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.db import models
 from django.db.models import F, Q
 
@@ -121,3 +122,19 @@ class DiscoveryReview(models.Model):
 
     def __str__(self):
         return f"{self.memory1_id} ~ {self.memory2_id}: {self.verdict}"
+
+
+class EntityAlias(models.Model):
+    """A name that stands for another of the same owner's entities: a first name ("zoë") for the
+    full name first tagged with it ("zoë-o-brien"). Enrichment tags the entity, never the alias."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    alias = models.CharField(max_length=100)
+    entity = models.CharField(max_length=100)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "alias"], name="entity_alias_unique")]
+
+    def __str__(self):
+        return f"{self.alias} → {self.entity}"

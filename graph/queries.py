@@ -16,6 +16,7 @@ from graph.models import (
     HIDDEN_RELATIONS,
     SYSTEM_RELATIONS,
     Association,
+    EntityAlias,
 )
 from memories.models import LIVE, Memory
 from memsite import replicas
@@ -249,14 +250,33 @@ def relation_types():
     return {"count": len(relations), "relations": relations}
 
 
+ALIAS_LIST_LIMIT = 1000
+
+
+def entity_aliases(owner_id):
+    """The owner's entity aliases (first names for full names), by alias, at most ALIAS_LIST_LIMIT."""
+    aliases = EntityAlias.objects.filter(owner_id=owner_id)
+    rows = aliases.order_by("alias").values("alias", "entity")[:ALIAS_LIST_LIMIT]
+    return {
+        "count": aliases.count(),
+        "aliases": [
+            {"alias": entities.tag(row["alias"]), "entity": entities.tag(row["entity"])} for row in rows
+        ],
+    }
+
+
 # --- recall expansion (SPEC section 5) ---
 
 
 def entity_memories(owner_id, query, exclude, limit, include_archived=False):
-    """The owner's memories tagged with a word (or entity) of the query, most important first."""
+    """The owner's memories tagged with a word (or entity) of the query, or with the entity a
+    word of the query is an alias of ("Zoë" for "Zoë O'Brien"), most important first."""
     tags = entities.query_tags(query)
     if not tags or limit <= 0:
         return []
+    words = [tag.removeprefix(entities.PREFIX) for tag in tags if tag.startswith(entities.PREFIX)]
+    aliased = EntityAlias.objects.filter(owner_id=owner_id, alias__in=words).values_list("entity", flat=True)
+    tags += [entities.tag(entity) for entity in aliased]
     memories = Memory.objects.filter(owner_id=owner_id, tags__overlap=tags).exclude(pk__in=exclude)
     if not include_archived:
         memories = memories.filter(LIVE)

@@ -36,5 +36,11 @@ def retag_entities(after=None):
     return result
 
 
+@app.task(queue="enrichment", retry=TRANSIENT_RETRY)
+def apply_entity_aliases(owner_id, aliases):
+    """Re-tag an owner's memories tagged with a first name that became an alias of a full name."""
+    return {"memories": enrichment.apply_aliases(owner_id, aliases)}
+
+
 if settings.ENRICHMENT_SWEEP_CRON:
     app.periodic(cron=settings.ENRICHMENT_SWEEP_CRON)(sweep_pending_enrichment)

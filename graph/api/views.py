@@ -214,6 +214,15 @@ class RelationsView(APIView):
         return Response({"status": "success", **queries.relation_types()})
 
 
+class AliasesView(APIView):
+    @extend_schema(
+        responses={200: OpenApiTypes.OBJECT},
+        summary="Your entity aliases: the first names enrichment tags as a full name.",
+    )
+    def get(self, request):
+        return Response({"status": "success", **queries.entity_aliases(request.user.id)})
+
+
 class EnrichmentStatusView(APIView):
     @extend_schema(
         responses={200: OpenApiTypes.OBJECT}, summary="Pending and failed enrichment of your memories."
