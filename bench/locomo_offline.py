@@ -1,6 +1,6 @@
 """LoCoMo retrieval offline: recall's scoring and alternatives ranked in numpy, in seconds.
 
-    .venv/bin/python -m bench.locomo_offline [PATH] [--database-url URL] [--cache DIR]
+    .venv/bin/python -m bench.locomo_offline [PATH] [--database-url URL] [--cache DIR] [--cv]
 
 Same data and rule as bench.locomo: one memory per turn ("Speaker: text"; identical turns of a
 conversation are one memory), category 5 left out, recall@5 = share of a question's evidence
@@ -11,7 +11,11 @@ both are cached in --cache, so a rerun takes seconds. Ties go to the later turn,
 newer memories first.
 
 Every variant is reported over all questions, per category, and on the odd (1st, 3rd, 5th) and
-even conversations separately: weights are chosen on one half and checked on the other. "service"
+even conversations separately. `--cv` instead chooses the weights of the time, answer and
+statement components leave-one-conversation-out: for each conversation, the grid point (each
+weight at 0, half, the setting and one and a half times it) with the best recall@5 on the other
+four is scored on it; the report gives each fold's choice and score, the mean, min and max, and
+for each component the fold-by-fold change of taking it out of the service's settings. "service"
 is recall's formula with this checkout's settings and its candidate limits (nearest neighbours,
 the first `per_term` matches of each term, the first matches of all terms, the turns next to
 these); the other variants rank every memory.
@@ -317,6 +321,78 @@ def dated(conversations, samples):
         conv.named = [None if w is None else tuple(end.timestamp() / DAY for end in w) for w in windows]
 
 
+COMPONENTS = ("time", "answer", "statement")
+FACTORS = (0, 0.5, 1, 1.5)
+
+
+def fold_shares(score, conversations):
+    """{sample id: [recall@5 share of each question]} of one variant."""
+    return {conv.sample: _shares(score, conv) for conv in conversations}
+
+
+def _shares(score, conv, k=5):
+    shares = []
+    for qi, question in enumerate(conv.questions):
+        scores = score(conv, qi)
+        order = np.lexsort((-np.arange(conv.n), -scores))[:k]
+        found = set().union(*(conv.docs[i]["dias"] for i in order if np.isfinite(scores[i])))
+        shares.append(len(found & question["evidence"]) / len(question["evidence"]))
+    return shares
+
+
+def cross_validate(conversations):
+    """Leave-one-conversation-out choice of the time, answer and statement weights (see module)."""
+    import itertools
+
+    from django.conf import settings
+
+    weights, per_term = settings.RECALL_WEIGHTS, max(10, settings.RECALL_CANDIDATES // 2)
+    shipped = (weights["vector"], weights["keyword"], weights["context"], settings.RECALL_CONTEXT_DECAY)
+    limits = (settings.RECALL_CANDIDATES, per_term)
+    table = {}
+    for factors in itertools.product(FACTORS, repeat=len(COMPONENTS)):
+        chosen = {name: round(weights[name] * f, 3) for name, f in zip(COMPONENTS, factors, strict=True)}
+        score = linear(*shipped, limited=limits, **{f"w_{name}": w for name, w in chosen.items()})
+        table[factors] = (chosen, fold_shares(score, conversations))
+    samples = [conv.sample for conv in conversations]
+
+    def recall(factors, folds):
+        shares = [share for sample in folds for share in table[factors][1][sample]]
+        return float(np.mean(shares))
+
+    folds, changes = {}, {name: {} for name in COMPONENTS}
+    setting = (1,) * len(COMPONENTS)
+    for held_out in samples:
+        train = [sample for sample in samples if sample != held_out]
+        best = max(table, key=lambda factors: (round(recall(factors, train), 4), factors == setting))
+        folds[held_out] = {
+            "chosen": table[best][0],
+            "held_out_recall@5": round(recall(best, [held_out]), 3),
+            "settings_recall@5": round(recall(setting, [held_out]), 3),
+        }
+        for i, name in enumerate(COMPONENTS):
+            without = setting[:i] + (0,) + setting[i + 1 :]
+            changes[name][held_out] = round(recall(setting, [held_out]) - recall(without, [held_out]), 3)
+
+    def spread(key):
+        values = [fold[key] for fold in folds.values()]
+        return {"mean": round(float(np.mean(values)), 3), "min": min(values), "max": max(values)}
+
+    return {
+        "folds": folds,
+        "chosen_on_four": spread("held_out_recall@5"),
+        "settings": spread("settings_recall@5"),
+        "component_gain_by_fold": {
+            name: {
+                "folds": by_fold,
+                "mean": round(float(np.mean(list(by_fold.values()))), 3),
+                "kept": float(np.mean(list(by_fold.values()))) > 0 and min(by_fold.values()) >= -0.01,
+            }
+            for name, by_fold in changes.items()
+        },
+    }
+
+
 def variants():
     from django.conf import settings
 
@@ -362,6 +438,7 @@ def main():
     parser.add_argument("path", nargs="?", type=Path, default=DEFAULT_PATH, help="locomo-dev.json")
     parser.add_argument("--database-url", default=LOCOMO_DATABASE_URL, help="any database of this server")
     parser.add_argument("--cache", type=Path, default=Path(tempfile.gettempdir()) / "memsite-locomo-offline")
+    parser.add_argument("--cv", action="store_true", help="choose component weights leave-one-out")
     args = parser.parse_args()
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memsite.settings")
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -379,6 +456,11 @@ def main():
     dated(conversations, load(args.path))
     stated(conversations, args.database_url)
     answered(conversations, args.database_url)
+    if args.cv:
+        report = cross_validate(conversations)
+        log(f"chosen on four, scored on the fifth: R@5 {report['chosen_on_four']}")
+        emit({"benchmark": "locomo_offline_cv", "data": args.path.name, **report, "machine": machine()})
+        return
     odd, even = conversations[0::2], conversations[1::2]
     report = {}
     for name, score in variants().items():
