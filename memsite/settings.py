@@ -301,10 +301,11 @@ DETECT_OUTDATED_DAYS = env_int("MEMSITE_DETECT_OUTDATED_DAYS", 180, 1, 36500)
 DETECT_LOW_CONFIDENCE = env_float("MEMSITE_DETECT_LOW_CONFIDENCE", 0.4, 0, 1)
 DETECT_NEIGHBOURS = env_int("MEMSITE_DETECT_NEIGHBOURS", 10, 1, 100)
 DETECT_HNSW_EF_SEARCH = env_int("MEMSITE_DETECT_HNSW_EF_SEARCH", 40, 10, 1000)
-# Supersession proposals (quality/supersession.py): a proposal at least this confident is
-# applied at once (an INVALIDATED_BY association of origin enrichment, reversible); one between
-# the minimum and this waits for a curator; below the minimum nothing is proposed.
-SUPERSEDE_AUTO_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_AUTO_CONFIDENCE", 0.75, 0, 1)
+# Supersession proposals (quality/supersession.py): a proposal at least this confident, whose
+# newer memory names the old value as gone or swaps it for another, is applied at once (an
+# INVALIDATED_BY association of origin enrichment, reversible); one between the minimum and this
+# waits for a curator; below the minimum nothing is proposed.
+SUPERSEDE_AUTO_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_AUTO_CONFIDENCE", 0.85, 0, 1)
 SUPERSEDE_MIN_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_MIN_CONFIDENCE", 0.6, 0, 1)
 if SUPERSEDE_MIN_CONFIDENCE > SUPERSEDE_AUTO_CONFIDENCE:
     raise ImproperlyConfigured(

@@ -42,6 +42,7 @@ from django.conf import settings
 from django.db import connection, transaction
 
 from quality import neighbours, supersession
+from quality.facts import judging
 from quality.findings import STALE_RESOLUTION, UPSERT_RULE
 from quality.metrics import evaluate_memories
 from quality.models import Inconsistency, Trigger
@@ -268,7 +269,7 @@ upserted AS (
     FROM finding
     WHERE memory1 IN (SELECT id FROM locked) AND (memory2 IS NULL OR memory2 IN (SELECT id FROM locked))
     {UPSERT_RULE}
-    RETURNING i.type, i.memory1_id, i.memory2_id, i.severity, i.status, (xmax = 0) AS created
+    RETURNING i.type, i.memory1_id, i.memory2_id, i.severity, i.status, i.details, (xmax = 0) AS created
 ),
 stale AS (
     UPDATE quality_inconsistency s
@@ -300,7 +301,8 @@ SELECT
      WHERE c.type = 'contradiction' AND memory_id IS NOT NULL),
     (SELECT json_agg(json_build_array(u.memory1_id, u.memory2_id, m.owner_id))
      FROM upserted u JOIN memories_memory m ON m.id = u.memory1_id
-     WHERE u.type = 'superseded' AND u.status = 'open' AND u.severity >= %(auto)s)
+     WHERE u.type = 'superseded' AND u.status = 'open' AND u.severity >= %(auto)s
+       AND u.details->'signals' ?| %(decisive)s::text[])
 """
 
 
@@ -342,6 +344,7 @@ def _params(owner, changed_since=None):
         "neg_zh": NEGATION_ZH,
         "stale": STALE_RESOLUTION,
         "auto": settings.SUPERSEDE_AUTO_CONFIDENCE,
+        "decisive": judging.DECISIVE,
     }
 
 

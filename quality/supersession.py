@@ -9,10 +9,11 @@ with a confidence and the signals behind it.
 
 A `superseded` finding (memory1 the older memory, memory2 the newer) records each verdict of at
 least `MEMSITE_SUPERSEDE_MIN_CONFIDENCE`. One of at least `MEMSITE_SUPERSEDE_AUTO_CONFIDENCE`
-that is new (or reopened) is applied at once: an INVALIDATED_BY association of origin
-`enrichment` from the older memory to the newer, the finding resolved as `applied`. A curator
-reverses it by deleting that association; the finding stays resolved, so the pair is not applied
-again unless one of its memories changes. Two memories valid from the same moment that give one
+that is new (or reopened) and rests on a decisive signal (`judging.DECISIVE`) is applied at
+once: an INVALIDATED_BY association of origin `enrichment` from the older memory to the newer,
+the finding resolved as `applied`. A curator reverses it by deleting that association; the
+finding stays resolved, so the pair is not applied again unless one of its memories changes.
+Two memories valid from the same moment that give one
 attribute two values are a `contradiction` instead.
 
 Proposals run on a job after each store (`quality.propose_supersessions`, queued by enrichment)
@@ -196,7 +197,12 @@ def propose(memory_ids):
                 return {"proposed": 0, "applied": 0}
             load_verdicts(cursor, found)
             cursor.execute(
-                RECORD_SQL, {"auto": settings.SUPERSEDE_AUTO_CONFIDENCE, "stale": STALE_RESOLUTION}
+                RECORD_SQL,
+                {
+                    "auto": settings.SUPERSEDE_AUTO_CONFIDENCE,
+                    "decisive": judging.DECISIVE,
+                    "stale": STALE_RESOLUTION,
+                },
             )
             confident = cursor.fetchall()
         applied = apply(confident)
@@ -219,8 +225,9 @@ upserted AS (
     FROM detect_verdict v
     WHERE v.memory1 IN (SELECT id FROM locked) AND v.memory2 IN (SELECT id FROM locked)
     {UPSERT_RULE}
-    RETURNING i.type, i.memory1_id, i.memory2_id, i.severity, i.status
+    RETURNING i.type, i.memory1_id, i.memory2_id, i.severity, i.status, i.details
 )
 SELECT u.memory1_id, u.memory2_id, l.owner_id FROM upserted u JOIN locked l ON l.id = u.memory1_id
 WHERE u.type = 'superseded' AND u.status = 'open' AND u.severity >= %(auto)s
+  AND u.details->'signals' ?| %(decisive)s::text[]
 """

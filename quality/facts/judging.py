@@ -54,6 +54,9 @@ SHOWN = [
     "frame_gain",
 ]  # fmt: skip
 SIMILAR = 0.6
+# The signals strong enough for a proposal to be applied without a curator: the newer memory says
+# the older value no longer holds, or gives a value of some kind in place of the older one's.
+DECISIVE = ["replaced_old_value", "value_swapped"]
 
 
 @dataclass
@@ -170,6 +173,16 @@ def probability(values):
     return 1 / (1 + math.exp(-max(-50.0, min(50.0, raw))))
 
 
+def _evidence(values):
+    """Whether anything beyond likeness says a value changed: a decisive signal, or words of
+    change about the same subject. Near texts without it (two chat turns on one topic) are not
+    a replacement whatever the model says."""
+    named = dict(zip(FEATURES, values, strict=True))
+    return any(named[name] > 0 for name in DECISIVE) or (
+        named["change_words"] > 0 and named["subject_same"] > 0
+    )
+
+
 def signals(values):
     """The names of the cues that fired for a pair, and `similar` for near vectors."""
     fired = [name for name in SHOWN if values[FEATURES.index(name)] > 0]
@@ -191,10 +204,12 @@ def exclusive_conflict(one, other):
 def judge(older, newer, similarity, frame_similarity, later):
     """A Verdict on whether `newer` replaces `older` (None when they can both hold, below 0.5).
 
-    `later` says whether the newer memory became valid after the older one. A pair that looks
-    like a replacement between two memories valid from the same moment, without words that say a
-    value changed, is a contradiction instead: both claim to hold at once. So is a near pair where
-    one says its values are the only ones and the other names more (`exclusive_values`), unless
+    `later` says whether the newer memory became valid after the older one. Turns of two speakers
+    never replace each other, and a pair with no evidence of a change (`_evidence`) is no verdict.
+    A pair that looks like a replacement between two memories valid from the same moment, without
+    words that say a value changed, is a contradiction instead: both claim to hold at once. So is a
+    near pair where one says its values are the only ones and the other names more
+    (`exclusive_values`), unless
     the newer one says that this changed.
     """
     if similarity >= EXCLUSIVE_SIMILARITY and (
@@ -202,7 +217,11 @@ def judge(older, newer, similarity, frame_similarity, later):
     ):
         kind = "superseded" if later and newer.change else "contradiction"
         return Verdict(kind=kind, confidence=EXCLUSIVE_CONFIDENCE, signals=["exclusive_values"])
+    if older.speaker and newer.speaker and older.speaker != newer.speaker:
+        return None  # one person's turn does not replace what another said about themselves
     values = features(older, newer, similarity, frame_similarity)
+    if not _evidence(values):
+        return None
     confidence = probability(values)
     if confidence < 0.5:
         return None
