@@ -3,6 +3,8 @@
 Requests are read and documented by the specs in memories.api.specs and memories.api.recall_spec.
 """
 
+from datetime import UTC
+
 from rest_framework import serializers
 
 
@@ -94,20 +96,89 @@ class RecallResultSerializer(serializers.Serializer):
     relations = RelationSerializer(many=True)
 
 
-# Memories and recall results are turned into data by one serializer each, built once per process:
-# building a serializer deep-copies every field it declares (about sixty for a recall result),
-# which cost a recall as much as serializing its ten results. Sharing them between threads is
-# safe: `to_representation` keeps no state.
-_MEMORY = MemorySerializer()
-_RECALL_RESULT = RecallResultSerializer()
+# The serializers above document the responses; the data is built by the functions below, field
+# for field what the serializers' `to_representation` gives (a test compares them), without DRF's
+# per-field machinery, which cost a recall about as much as its scoring statement's Python side.
+def _time(value):
+    """A datetime as DRF's DateTimeField renders it: ISO 8601 in UTC, `Z` for +00:00."""
+    if value is None:
+        return None
+    text = value.astimezone(UTC).isoformat()
+    return text[:-6] + "Z" if text.endswith("+00:00") else text
+
+
+def _float(value):
+    return None if value is None else float(value)
 
 
 def memory_data(memory):
-    return _MEMORY.to_representation(memory)
+    return {
+        "id": str(memory.pk),
+        "content": memory.content,
+        "tags": [str(tag) for tag in memory.tags],
+        "type": memory.memory_type,
+        "importance": float(memory.importance),
+        "metadata": memory.metadata,
+        "created_at": _time(memory.created_at),
+        "entered_at": _time(memory.entered_at),
+        "updated_at": _time(memory.updated_at),
+        "valid_from": _time(memory.valid_from),
+        "valid_until": _time(memory.valid_until),
+        "superseded_by": None if memory.superseded_by_id is None else str(memory.superseded_by_id),
+        "last_accessed_at": _time(memory.last_accessed_at),
+        "access_count": int(memory.access_count),
+        "protected": bool(memory.protected),
+        "archived": bool(memory.is_archived),
+        "archived_at": _time(memory.archived_at),
+        "archive_reason": memory.archive_reason,
+        "relevance_score": _float(memory.relevance_score),
+        "provenance": {
+            "source_type": memory.source_type,
+            "source_id": memory.source_id,
+            "is_explicit": bool(memory.is_explicit),
+            "confidence": float(memory.confidence),
+            "corroborating_sources": [str(source) for source in memory.corroborating_sources],
+            "updated_at": _time(memory.provenance_updated_at),
+        },
+        "quality": {
+            "overall": float(memory.quality_overall),
+            "score": float(memory.quality_score),
+            "accuracy": float(memory.quality_accuracy),
+            "completeness": float(memory.quality_completeness),
+            "consistency": float(memory.quality_consistency),
+            "timeliness": float(memory.quality_timeliness),
+            "relevance": float(memory.quality_relevance),
+            "evaluated_at": _time(memory.quality_evaluated_at),
+            "boost_applied": bool(memory.quality_boost_applied),
+            "boost_date": _time(memory.quality_boost_date),
+            "boost_reason": memory.quality_boost_reason,
+            "boost_connection_count": memory.quality_boost_connection_count,
+            "original_quality_before_boost": _float(memory.original_quality_before_boost),
+            "boost_factor": _float(memory.quality_boost_factor),
+        },
+    }
+
+
+_COMPONENTS = list(ScoreComponentsSerializer._declared_fields)
 
 
 def recall_result_data(result):
-    return _RECALL_RESULT.to_representation(result)
+    return {
+        "id": str(result.memory.pk),
+        "memory": memory_data(result.memory),
+        "final_score": float(result.final_score),
+        "score_components": {name: float(result.score_components[name]) for name in _COMPONENTS},
+        "match_type": result.match_type,
+        "relations": [
+            {
+                "type": relation["type"],
+                "strength": float(relation["strength"]),
+                "direction": relation["direction"],
+                "memory_id": str(relation["memory_id"]),
+            }
+            for relation in result.relations
+        ],
+    }
 
 
 class RecallResponseSerializer(serializers.Serializer):
