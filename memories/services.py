@@ -454,11 +454,16 @@ PENDING_TABLE = PendingAccess._meta.db_table
 MAX_ACCESS_COUNT = 2147483647
 ACCESS_BATCH = 5000
 # Queue the accesses and tell whether an apply job already waits, in one round trip.
+# The statement's transaction commits without waiting for its WAL to reach the disk
+# (`synchronous_commit` off for it alone): a crash may lose the accesses of its last moments, never
+# other writes, and a recall does not wait for a disk flush to count them.
 QUEUE_ACCESS_SQL = f"""
-WITH queued AS (
+WITH unflushed AS MATERIALIZED (SELECT set_config('synchronous_commit', 'off', true)),
+queued AS (
     INSERT INTO {PENDING_TABLE} (memory_id, accessed_at) SELECT unnest(%(ids)s::uuid[]), %(at)s
 )
 SELECT EXISTS (SELECT 1 FROM procrastinate_jobs WHERE queueing_lock = %(lock)s AND status = 'todo')
+FROM unflushed
 """
 # One batch: take pending accesses (skipping those another worker took), add them up per memory,
 # lock the memories in id order (concurrent batches queue instead of deadlocking), update them.

@@ -1,10 +1,12 @@
 from functools import partial
 
 import pytest
+from django.db import connection, transaction
 from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from memories.models import Memory, PendingAccess
+from memories.services import record_access
 from tests.conftest import at_once, client_for
 from tests.factories import MemoryFactory
 from tests.startup import start_with
@@ -66,3 +68,15 @@ def test_racing_recalls_all_answer_and_queue_one_job_between_them(alice):
     assert [response.status_code for response in responses] == [200] * 8
     assert ProcrastinateJob.objects.filter(task_name="memories.tasks.apply_accesses").count() == 1
     assert PendingAccess.objects.count() == 8
+
+
+def test_queueing_accesses_does_not_wait_for_the_disk_and_leaves_later_commits_synchronous(alice):
+    memory = MemoryFactory(owner=alice, content="The boiler is serviced every October")
+    with connection.cursor() as cursor:
+        with transaction.atomic():
+            record_access([memory])
+            cursor.execute("SHOW synchronous_commit")
+            assert cursor.fetchone() == ("off",)
+        cursor.execute("SHOW synchronous_commit")
+        assert cursor.fetchone() == ("on",)
+    assert PendingAccess.objects.filter(memory_id=memory.pk).count() == 1
