@@ -3,9 +3,11 @@
 Each function takes a decoded value and returns the clean Python value or raises `Invalid` with
 the exact message. Text must be storable (no NUL, no lone surrogate), dates fall within
 EARLIEST–LATEST once converted to UTC, numbers are finite, flags are JSON booleans.
+Numbers are compared as given, never converted first: a JSON integer may have any number of digits.
 """
 
 import math
+import sys
 import uuid
 from datetime import UTC, datetime
 
@@ -21,6 +23,35 @@ EARLIEST = datetime(1000, 1, 1, tzinfo=UTC)
 LATEST = datetime(9000, 12, 31, 23, 59, 59, tzinfo=UTC)
 MAX_JSON_DEPTH = 10
 MAX_JSON_ITEMS = 1000
+# The largest magnitude a number in a JSON value may have: what a 64-bit float holds, so every
+# client and every JSON reader can read it back.
+MAX_JSON_MAGNITUDE = sys.float_info.max
+
+
+def is_number(value):
+    """True for a JSON number (an int or float, not a boolean)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def read_number(value):
+    """A JSON number as it is, or the number a string spells (AutoMem accepts "0.5"); None for
+    anything else."""
+    if is_number(value):
+        return value
+    if isinstance(value, str):
+        try:
+            return float(value)
+        except ValueError:
+            return None
+    return None
+
+
+def is_finite_within(value, lo, hi):
+    """True when the number `value` is finite and within lo–hi, compared exactly: an integer of
+    any size is compared as it is, never converted to a float (which overflows)."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return False
+    return lo <= value <= hi
 
 
 def json_body(request, automem_errors=False, optional=False):
@@ -107,9 +138,9 @@ def parse_flag(value, field, default=False):
     return value
 
 
-def check_json_value(value, field, max_magnitude=None, depth=1, counter=None):
-    """A JSON value PostgreSQL can store: clean text, finite numbers (of at most `max_magnitude`
-    where the graph stores them too), at most MAX_JSON_DEPTH levels and MAX_JSON_ITEMS values."""
+def check_json_value(value, field, max_magnitude=MAX_JSON_MAGNITUDE, depth=1, counter=None):
+    """A JSON value PostgreSQL can store: clean text, finite numbers of at most `max_magnitude`
+    (less where the graph stores them too), at most MAX_JSON_DEPTH levels and MAX_JSON_ITEMS values."""
     counter = counter if counter is not None else [0]
     if depth > MAX_JSON_DEPTH:
         raise Invalid(f"'{field}' is nested too deeply (at most {MAX_JSON_DEPTH} levels)")
@@ -127,11 +158,11 @@ def check_json_value(value, field, max_magnitude=None, depth=1, counter=None):
     elif isinstance(value, str):
         if not is_clean_text(value):
             raise Invalid(f"'{field}' contains characters that cannot be stored")
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
-        if not math.isfinite(value):
+    elif is_number(value):
+        if isinstance(value, float) and not math.isfinite(value):
             raise Invalid(f"'{field}' must not contain NaN or Infinity")
-        if max_magnitude is not None and abs(value) > max_magnitude:
-            raise Invalid(f"'{field}' must not contain numbers beyond ±{max_magnitude:.0e}")
+        if abs(value) > max_magnitude:
+            raise Invalid(f"'{field}' must not contain numbers beyond ±{max_magnitude:.2g}")
     return value
 
 

@@ -2,14 +2,20 @@
 and with its messages: a pair's strength first, then both ids given, each id well-formed, not a
 self-link, the relation type and the properties that type takes."""
 
-import math
 from dataclasses import replace
 
 from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
 from graph.services import Link
 from memsite.api.specs import Field, Rule, body_schema, integer, unit
 from memsite.errors import Invalid
-from memsite.validation import check_json_value, parse_timestamp, parse_uuid
+from memsite.validation import (
+    check_json_value,
+    is_finite_within,
+    is_number,
+    parse_timestamp,
+    parse_uuid,
+    read_number,
+)
 
 MAX_BATCH = 500
 MAX_PROPERTY_LENGTH = 1000
@@ -32,18 +38,16 @@ PROPERTY_NAMES = sorted({name for names in AUTHORABLE_RELATIONS.values() for nam
 
 
 def parse_strength(value, default=DEFAULT_STRENGTH):
-    """A strength: `default` when absent or null, else a number in 0.0-1.0."""
+    """A strength: `default` when absent or null, else a number in 0.0-1.0 (AutoMem's messages,
+    which name 'importance')."""
     if value is None:
         return default
-    if isinstance(value, bool) or not isinstance(value, (int, float, str)):
+    strength = read_number(value)
+    if strength is None:
         raise Invalid(NOT_A_NUMBER)
-    try:
-        strength = float(value)
-    except (ValueError, OverflowError):
-        raise Invalid(NOT_A_NUMBER) from None
-    if not math.isfinite(strength) or not 0.0 <= strength <= 1.0:
+    if not is_finite_within(strength, 0.0, 1.0):
         raise Invalid(OUT_OF_RANGE)
-    return strength
+    return float(strength)
 
 
 def _present(value):
@@ -104,9 +108,9 @@ def _scalar(value):
 
 
 def _unit_number(value, name):
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+    if not is_number(value):
         raise Invalid(f"'{name}' must be a number")
-    if not 0.0 <= value <= 1.0:
+    if not is_finite_within(value, 0.0, 1.0):
         raise Invalid(f"'{name}' must be between 0 and 1")
     return float(value)
 

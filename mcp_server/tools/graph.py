@@ -5,7 +5,6 @@ an empty or oversized batch, or a batch mixed with top-level pair fields is refu
 anything is written. The rest is POST /associate's validation and writing.
 """
 
-import math
 from typing import Annotated
 
 from mcp.server.mcpserver.tools import Tool
@@ -18,6 +17,7 @@ from mcp_server.calls import run
 from mcp_server.shapes import AssociateAnswer, annotations, arg
 from memsite.api.specs import validate
 from memsite.errors import Invalid
+from memsite.validation import is_finite_within, is_number
 
 TOOL = "associate_memories"
 IDS = ("memory1_id", "memory2_id")
@@ -43,8 +43,7 @@ def _check_pair(fields, where):
     strength = fields.get("strength")
     if strength is None:
         raise Invalid(f"{TOOL}: {where} strength is required")
-    number = isinstance(strength, int | float) and not isinstance(strength, bool)
-    if not number or not math.isfinite(strength) or not 0 <= strength <= 1:
+    if not is_number(strength) or not is_finite_within(strength, 0, 1):
         raise Invalid(f"{TOOL}: {where} strength must be a number between 0 and 1")
 
 

@@ -5,12 +5,18 @@ Each reader takes the decoded JSON value and returns the clean Python value, or 
 what the OpenAPI document shows (memsite.api.specs). Anything a client can send ends as a 4xx.
 """
 
-import math
-
 from memories.models import MemoryType
 from memsite.api.specs import TIMESTAMP, Field, Rule, body_schema, described, with_readers
 from memsite.errors import Invalid
-from memsite.validation import check_json_value, is_clean_text, parse_flag, parse_timestamp, parse_uuid
+from memsite.validation import (
+    check_json_value,
+    is_clean_text,
+    is_finite_within,
+    parse_flag,
+    parse_timestamp,
+    parse_uuid,
+    read_number,
+)
 
 MAX_CONTENT_LENGTH = 2000
 MAX_TAGS = 100
@@ -65,17 +71,15 @@ def parse_tags(value):
 
 
 def parse_importance(value, default=0.5):
+    """A number (or a number's text) within 0–1; absent or null is `default`."""
     if value is None:
         return default
-    if isinstance(value, bool):
+    score = read_number(value)
+    if score is None:
         raise Invalid("'importance' must be a number")
-    try:
-        score = float(value)
-    except (TypeError, ValueError, OverflowError):
-        raise Invalid("'importance' must be a number") from None
-    if not math.isfinite(score) or score < 0 or score > 1:
+    if not is_finite_within(score, 0, 1):
         raise Invalid("'importance' must be between 0 and 1")
-    return score
+    return float(score)
 
 
 def parse_metadata(value):

@@ -141,3 +141,12 @@ def test_update_memory_refuses_bad_input_and_changes_nothing(alice, alice_token)
     assert result.content[0].text == "'importance' must be a number"
     memory.refresh_from_db()
     assert memory.importance == 0.4
+
+
+def test_store_memory_refuses_a_310_digit_integer_naming_metadata(alice, alice_token):
+    result = call(alice_token, "store_memory", {"content": "x", "metadata": {"y": 10**309}})
+
+    assert result.is_error
+    assert result.structured_content["code"] == 400
+    assert result.content[0].text == "'metadata' must not contain numbers beyond ±1.8e+308"
+    assert not Memory.objects.exists()
