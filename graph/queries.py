@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from django.db.models import Avg, Count
 
 from graph import age, entities
+from graph.api.serializers import edge_data
 from graph.models import (
     AUTHORABLE_RELATIONS,
     HIDDEN_RELATIONS,
@@ -58,23 +59,39 @@ class Edge:
     relation_type: str
     strength: float
 
-    def as_dict(self):
-        return {
-            "source": self.source,
-            "target": self.target,
-            "type": self.relation_type,
-            "strength": self.strength,
-        }
+    @property
+    def key(self):
+        return (self.source, self.target, self.relation_type)
 
-    def seen_from(self, memory_id):
-        """The edge as one entry of a result's `relations` list."""
+    def seen_from(self, memory_id, association):
+        """The edge as one entry of a result's `relations` list, with its stored `association`
+        (from `described`)."""
         outgoing = self.source == memory_id
         return {
             "type": self.relation_type,
             "strength": self.strength,
             "direction": "outgoing" if outgoing else "incoming",
             "memory_id": self.target if outgoing else self.source,
+            "association": association,
         }
+
+
+DESCRIBED = """
+SELECT a.* FROM graph_association a
+JOIN unnest(%s::uuid[], %s::uuid[], %s::text[]) AS k(source_id, target_id, relation_type)
+USING (source_id, target_id, relation_type)
+"""
+
+
+def described(edges):
+    """{edge key: its stored Association} for the followed `edges`, read in one statement by the
+    unique edge index; an edge removed since it was followed is not there. Reads answer each in
+    the one representation of an edge (graph.api.serializers)."""
+    if not edges:
+        return {}
+    keys = list(zip(*(edge.key for edge in edges), strict=True))
+    rows = Association.objects.raw(DESCRIBED, [list(keys[0]), list(keys[1]), list(keys[2])])
+    return {(str(row.source_id), str(row.target_id), row.relation_type): row for row in rows}
 
 
 def traverse(seed_ids, max_hops, min_strength=0.0, types=None, per_node_limit=None, include_hidden=True):
@@ -118,6 +135,14 @@ def traverse(seed_ids, max_hops, min_strength=0.0, types=None, per_node_limit=No
     return list(edges.values()), depth
 
 
+def get_association_for_user(owner_id, association_id):
+    """The owner's association with this id; another owner's, or none, is "Association not found"."""
+    association = Association.objects.filter(pk=association_id, source__owner_id=owner_id).first()
+    if association is None:
+        raise NotFound("Association not found")
+    return association
+
+
 def _owned(owner_id, memory_id):
     if not Memory.objects.filter(pk=memory_id, owner_id=owner_id).exists():
         raise NotFound("Memory not found")
@@ -141,13 +166,14 @@ def neighbors(owner_id, memory_id, params):
     reached = {memory: {"depth": hop} for memory, hop in depth.items() if memory != root}
     nodes = _nodes(owner_id, reached, reached)
     kept = [edge for edge in edges if {edge.source, edge.target} <= nodes.keys() | {root}]
+    associations = described(kept)
     ordered = sorted(nodes.values(), key=lambda node: (node["depth"], -node["importance"], node["id"]))
     return {
         "memory_id": root,
         "depth": params.depth,
         "count": len(ordered),
         "nodes": ordered,
-        "edges": [edge.as_dict() for edge in kept],
+        "edges": [edge_data(associations[edge.key]) for edge in kept if edge.key in associations],
     }
 
 
@@ -161,21 +187,23 @@ def related(owner_id, memory_id, params):
         for end, other in ((edge.source, edge.target), (edge.target, edge.source)):
             if other == root or depth.get(end, 99) + 1 != depth.get(other):
                 continue
-            entry = {**edge.seen_from(end), "via": end, "depth": depth[other]}
-            if other not in best or entry["strength"] > best[other]["strength"]:
+            entry = {"edge": edge, "via": end, "depth": depth[other]}
+            if other not in best or edge.strength > best[other]["edge"].strength:
                 best[other] = entry
+    associations = described([entry["edge"] for entry in best.values()])
     nodes = _nodes(owner_id, best)
     results = sorted(
         (
             {
                 "memory": nodes[memory],
-                "relation_type": link["type"],
-                "strength": link["strength"],
+                "relation_type": link["edge"].relation_type,
+                "strength": link["edge"].strength,
                 "depth": link["depth"],
                 "via": link["via"],
+                "association": edge_data(associations[link["edge"].key]),
             }
             for memory, link in best.items()
-            if memory in nodes
+            if memory in nodes and link["edge"].key in associations
         ),
         key=lambda item: (item["depth"], -item["strength"], item["memory"]["id"]),
     )[: params.limit]
@@ -195,7 +223,9 @@ def snapshot(owner_id, params):
         row["type"] = row.pop("memory_type")
         nodes[memory_id] = {"id": memory_id, **row}
     edges, _ = traverse(list(nodes), 1, types=params.types)
-    kept = [edge.as_dict() for edge in edges if edge.source in nodes and edge.target in nodes]
+    edges = [edge for edge in edges if edge.source in nodes and edge.target in nodes]
+    associations = described(edges)
+    kept = [edge_data(associations[edge.key]) for edge in edges if edge.key in associations]
     return {
         "node_count": len(nodes),
         "edge_count": len(kept),

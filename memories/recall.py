@@ -599,12 +599,14 @@ def _score(alias, user, options, query, given=None, seeds=(), entities=()):
 def _relations(results, edges):
     """Each result's followed edges to another returned result."""
     returned = {str(result.memory.pk) for result in results}
+    edges = [edge for edge in edges if {edge.source, edge.target} <= returned]
+    associations = graph_queries.described(edges)
     for result in results:
         memory_id = str(result.memory.pk)
         result.relations = [
-            edge.seen_from(memory_id)
+            edge.seen_from(memory_id, associations[edge.key])
             for edge in edges
-            if memory_id in (edge.source, edge.target) and {edge.source, edge.target} <= returned
+            if memory_id in (edge.source, edge.target) and edge.key in associations
         ]
 
 

@@ -116,12 +116,13 @@ def _unit_number(value, name):
 
 
 def read_properties(body, values):
-    """The properties the relation type takes, each checked; the others are ignored."""
+    """The properties the relation type takes, each checked; those of other types are ignored and
+    named in `ignored` (the answer lists them)."""
+    taken = AUTHORABLE_RELATIONS[values["type"]]
     values["properties"] = {
-        name: parse_property(name, body[name])
-        for name in AUTHORABLE_RELATIONS[values["type"]]
-        if body.get(name) is not None
+        name: parse_property(name, body[name]) for name in taken if body.get(name) is not None
     }
+    values["ignored"] = [name for name in PROPERTY_NAMES if name not in taken and body.get(name) is not None]
 
 
 PROPERTIES = Rule(
@@ -181,7 +182,7 @@ PROMOTE = (
 
 
 def link(values):
-    """The Link a pair's clean values describe."""
+    """The Link a pair's clean values describe (its ignored properties are the answer's)."""
     return Link(
         values["memory1_id"], values["memory2_id"], values["type"], values["strength"], values["properties"]
     )

@@ -7,6 +7,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from graph import age, enrichment, queries, services
+from graph.api import serializers as s
 from graph.api import specs
 from memsite.api.specs import parameters, request_body, validate
 from memsite.errors import Failed, Invalid, NotFound, Unavailable
@@ -32,16 +33,20 @@ def write_links(owner_id, links):
 
 def associate_one(owner_id, body):
     """Create or update one association from a decoded body; the answer, or Invalid / NotFound."""
-    link = specs.link(validate(specs.PAIR, body))
+    values = validate(specs.PAIR, body)
+    link = specs.link(values)
     require_graph()
     if link.key not in write_links(owner_id, [link]):
         raise NotFound("One or both memories do not exist")
+    stored = queries.described([link])
     return {
         "status": "success",
         "message": f"Association created between {link.source} and {link.target}",
         "relation_type": link.relation_type,
         "strength": link.strength,
         **link.properties,
+        **({"ignored_properties": values["ignored"]} if values["ignored"] else {}),
+        **({"association": s.edge_data(stored[link.key])} if link.key in stored else {}),
     }
 
 
@@ -50,21 +55,29 @@ def associate_batch(owner_id, items):
     for item in items:
         if isinstance(item, dict):
             specs.parse_strength(item.get("strength"))
-    links, failed = {}, []
+    links, ignored, failed = {}, {}, []
     for index, item in enumerate(items):
         if not isinstance(item, dict):
             failed.append({"index": index, "reason": specs.NOT_AN_OBJECT})
             continue
         try:
-            links[index] = specs.link(validate(specs.BATCH_PAIR, item))
+            values = validate(specs.BATCH_PAIR, item)
         except Invalid as error:
             failed.append({"index": index, "reason": error.message})
+            continue
+        links[index], ignored[index] = specs.link(values), values["ignored"]
     require_graph()
     landed = write_links(owner_id, links.values()) if links else set()
+    stored = queries.described([link for link in links.values() if link.key in landed])
     succeeded = []
     for index, link in links.items():
         if link.key in landed:
-            succeeded.append(link_record(link, index))
+            record = link_record(link, index)
+            if ignored[index]:
+                record["ignored_properties"] = ignored[index]
+            if link.key in stored:
+                record["association_id"] = stored[link.key].pk
+            succeeded.append(record)
         else:
             failed.append({"index": index, "reason": "One or both memories do not exist"})
     failed.sort(key=lambda entry: entry["index"])
@@ -133,6 +146,11 @@ class AssociateView(APIView):
 
 
 class AssociationDetailView(APIView):
+    @extend_schema(responses={200: s.AssociationResponseSerializer}, summary="One association by its id.")
+    def get(self, request, association_id):
+        association = queries.get_association_for_user(request.user.id, association_id)
+        return Response({"status": "success", "association": s.edge_data(association)})
+
     @extend_schema(responses={200: OpenApiTypes.OBJECT}, summary="Remove one association by its id.")
     def delete(self, request, association_id):
         require_graph()
@@ -170,7 +188,7 @@ class PromoteDiscoveredView(APIView):
 class NeighborsView(APIView):
     @extend_schema(
         parameters=parameters(specs.NEIGHBORS),
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.NeighborsResponseSerializer},
         summary="Memories linked to one memory, hop by hop in both directions.",
     )
     def get(self, request, memory_id):
@@ -182,7 +200,7 @@ class NeighborsView(APIView):
 class RelatedView(APIView):
     @extend_schema(
         parameters=parameters(specs.RELATED),
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.RelatedResponseSerializer},
         summary="The memories most strongly related to one memory.",
     )
     def get(self, request, memory_id):
@@ -194,7 +212,7 @@ class RelatedView(APIView):
 class SnapshotView(APIView):
     @extend_schema(
         parameters=parameters(specs.SNAPSHOT),
-        responses={200: OpenApiTypes.OBJECT},
+        responses={200: s.SnapshotResponseSerializer},
         summary="Nodes and edges of your graph, for drawing.",
     )
     def get(self, request):

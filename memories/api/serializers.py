@@ -7,6 +7,8 @@ from datetime import UTC
 
 from rest_framework import serializers
 
+from graph.api.serializers import RelationSerializer
+
 
 # Plain serializers with every field declared: a ModelSerializer rebuilds its fields from the model
 # on every use, which was an eighth of a recall's Python time.
@@ -78,13 +80,6 @@ class ScoreComponentsSerializer(serializers.Serializer):
     statement = serializers.FloatField()
     answer = serializers.FloatField()
     superseded = serializers.FloatField()
-
-
-class RelationSerializer(serializers.Serializer):
-    type = serializers.CharField()
-    strength = serializers.FloatField()
-    direction = serializers.ChoiceField(choices=["outgoing", "incoming"])
-    memory_id = serializers.UUIDField()
 
 
 class RecallResultSerializer(serializers.Serializer):

@@ -29,6 +29,11 @@ def test_a_batch_where_every_item_lands_answers_201(alice_client, trio, graph_ag
         [item(a, b, type="LEADS_TO", strength=0.9), item(b, c, type="part_of", strength=0.8, role="step")],
     )
     assert response.status_code == 201
+    ids = {(str(e.source_id), str(e.target_id)): e.pk for e in Association.objects.all()}
+    assert [item.pop("association_id") for item in response.json()["succeeded"]] == [
+        ids[(str(a.pk), str(b.pk))],
+        ids[(str(b.pk), str(c.pk))],
+    ]
     assert response.json() == {
         "status": "success",
         "created_count": 2,

@@ -21,13 +21,15 @@ def test_associate_creates_edge_in_table_and_graph(alice_client, pair, graph_agr
         format="json",
     )
     assert response.status_code == 201
-    assert response.json() == {
+    body = response.json()
+    edge = Association.objects.get()
+    assert body.pop("association")["id"] == edge.pk
+    assert body == {
         "status": "success",
         "message": f"Association created between {first.pk} and {second.pk}",
         "relation_type": "LEADS_TO",
         "strength": 0.9,
     }
-    edge = Association.objects.get()
     assert (edge.source_id, edge.target_id, edge.relation_type, edge.strength) == (
         first.pk,
         second.pk,

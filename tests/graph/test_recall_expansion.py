@@ -30,7 +30,7 @@ def test_the_multi_hop_example_finds_sarahs_sisters_job(alice, alice_client):
     job = MemoryFactory(
         owner=alice, content="Rachel is a software engineer at Tech Corp", tags=["career", "rachel"]
     )
-    AssociationFactory(source=sister, target=job, strength=0.95)
+    edge = AssociationFactory(source=sister, target=job, strength=0.95)
 
     response = alice_client.get(
         "/recall", {"query": "What is Sarah's sister's job?", "expand_entities": "true"}
@@ -39,15 +39,21 @@ def test_the_multi_hop_example_finds_sarahs_sisters_job(alice, alice_client):
     assert response.status_code == 200
     results = {result["id"]: result for result in response.json()["results"]}
     assert str(job.pk) in results
-    assert results[str(sister.pk)]["relations"] == [
-        {"type": "RELATES_TO", "strength": 0.95, "direction": "outgoing", "memory_id": str(job.pk)}
-    ]
+    (outgoing,) = results[str(sister.pk)]["relations"]
+    assert outgoing.pop("association")["id"] == edge.pk
+    assert outgoing == {
+        "type": "RELATES_TO",
+        "strength": 0.95,
+        "direction": "outgoing",
+        "memory_id": str(job.pk),
+    }
+    incoming = [relation.pop("association") and relation for relation in results[str(job.pk)]["relations"]]
     assert {
         "type": "RELATES_TO",
         "strength": 0.95,
         "direction": "incoming",
         "memory_id": str(sister.pk),
-    } in results[str(job.pk)]["relations"]
+    } in incoming
     assert results[str(job.pk)]["score_components"]["relation"] > 0
     assert response.json()["expansion"]["expand_entities"] is True
 

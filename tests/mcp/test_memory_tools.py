@@ -1,5 +1,6 @@
 import pytest
 
+from graph.models import Association
 from memories.models import Memory
 from tests.factories import MemoryFactory
 from tests.mcp.conftest import call, calls
@@ -81,6 +82,8 @@ def test_recall_memory_finds_by_meaning_and_follows_associations(alice, alice_to
     results = {result["id"]: result for result in expanded.structured_content["results"]}
     assert str(rejected.pk) in results
     assert results[str(billing.pk)]["relations"][0]["type"] == "PREFERS_OVER"
+    association = results[str(billing.pk)]["relations"][0]["association"]
+    assert (association["id"], association["origin"]) == (Association.objects.get().pk, "user")
     assert expanded.structured_content["expansion"]
 
 
