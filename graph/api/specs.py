@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from graph.models import AUTHORABLE_RELATIONS, RELATION_PROPERTIES
 from graph.services import Link
-from memsite.api.specs import Field, Rule, body_schema, integer, unit
+from memsite.api.specs import Field, Rule, body_schema, integer, strict, unit
 from memsite.errors import Invalid
 from memsite.validation import (
     check_json_value,
@@ -133,21 +133,25 @@ STRENGTH = Field(
     "strength", parse_strength, {"type": "number", "minimum": 0, "maximum": 1, "default": DEFAULT_STRENGTH}
 )
 PAIR_IDS = (Rule(both_ids_given), id_field("memory1_id"), id_field("memory2_id"))
-PAIR = (
-    STRENGTH,
-    *PAIR_IDS,
-    Rule(not_a_self_link),
-    type_field(),
-    PROPERTIES,
+PAIR = strict(
+    (
+        STRENGTH,
+        *PAIR_IDS,
+        Rule(not_a_self_link),
+        type_field(),
+        PROPERTIES,
+    )
 )
-BATCH_PAIR = (
-    STRENGTH,
-    Rule(both_ids_given),
-    id_field("memory1_id", "'memory1_id' must be a valid UUID"),
-    id_field("memory2_id", "'memory2_id' must be a valid UUID"),
-    Rule(not_a_self_link),
-    type_field(),
-    PROPERTIES,
+BATCH_PAIR = strict(
+    (
+        STRENGTH,
+        Rule(both_ids_given),
+        id_field("memory1_id", "'memory1_id' must be a valid UUID"),
+        id_field("memory2_id", "'memory2_id' must be a valid UUID"),
+        Rule(not_a_self_link),
+        type_field(),
+        PROPERTIES,
+    )
 )
 
 
@@ -160,24 +164,28 @@ def parse_items(value):
     return value
 
 
-BATCH = (
-    Field(
-        "associations",
-        parse_items,
-        {"type": "array", "items": body_schema(BATCH_PAIR), "minItems": 1, "maxItems": MAX_BATCH},
-        required=True,
-    ),
+BATCH = strict(
+    (
+        Field(
+            "associations",
+            parse_items,
+            {"type": "array", "items": body_schema(BATCH_PAIR), "minItems": 1, "maxItems": MAX_BATCH},
+            required=True,
+        ),
+    )
 )
 ASSOCIATE = {"application/json": {"oneOf": [body_schema(PAIR), body_schema(BATCH)]}}
-DISSOCIATE = (*PAIR_IDS, type_field(RELATION_PROPERTIES, default=None))
-PROMOTE = (
-    type_field(),
-    Field(
-        "strength",
-        lambda value: parse_strength(value, default=None),
-        {"type": "number", "minimum": 0, "maximum": 1, "description": "Kept as discovered when absent."},
-    ),
-    PROPERTIES,
+DISSOCIATE = strict((*PAIR_IDS, type_field(RELATION_PROPERTIES, default=None)))
+PROMOTE = strict(
+    (
+        type_field(),
+        Field(
+            "strength",
+            lambda value: parse_strength(value, default=None),
+            {"type": "number", "minimum": 0, "maximum": 1, "description": "Kept as discovered when absent."},
+        ),
+        PROPERTIES,
+    )
 )
 
 
@@ -217,19 +225,25 @@ def types_field(name):
     return Field(name, read, schema, key="types", many=True)
 
 
-NEIGHBORS = (
-    integer("depth", 1, 1, 3, "Hops, both directions."),
-    types_field("types"),
-    unit("min_strength", 0.0),
+NEIGHBORS = strict(
+    (
+        integer("depth", 1, 1, 3, "Hops, both directions."),
+        types_field("types"),
+        unit("min_strength", 0.0),
+    )
 )
-RELATED = (
-    replace(integer("max_depth", 1, 1, 3), key="depth"),
-    types_field("relationship_types"),
-    unit("min_strength", 0.0),
-    integer("limit", 5, 1, 100),
+RELATED = strict(
+    (
+        replace(integer("max_depth", 1, 1, 3), key="depth"),
+        types_field("relationship_types"),
+        unit("min_strength", 0.0),
+        integer("limit", 5, 1, 100),
+    )
 )
-SNAPSHOT = (
-    integer("limit", 500, 1, 5000, "Nodes."),
-    types_field("types"),
-    unit("min_importance", 0.0),
+SNAPSHOT = strict(
+    (
+        integer("limit", 500, 1, MAX_BATCH, "Nodes (like every list, at most 500)."),
+        types_field("types"),
+        unit("min_importance", 0.0),
+    )
 )

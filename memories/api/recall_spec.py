@@ -7,7 +7,8 @@ from memories import time_query
 from memories.api.specs import MAX_CONTENT_LENGTH, MAX_TAG_LENGTH, MAX_TAGS, TAGS, parse_type
 from memories.models import MemoryType
 from memories.recall import RecallOptions
-from memsite.api.specs import TIMESTAMP, Field, Rule, choice, described, flag, integer, unit, validate
+from memsite.api.pagination import PAGE
+from memsite.api.specs import TIMESTAMP, Field, Rule, choice, described, flag, integer, strict, unit, validate
 from memsite.errors import Invalid
 from memsite.validation import is_clean_text, parse_timestamp, parse_word_flag, parse_words
 
@@ -67,7 +68,20 @@ TIME_QUERY = {
     "last 24 hours, last 48 hours, last N days, this week, last week, this month, last month, "
     "this year, last year, 'in May 2023', 'since March 2024'. Not with start/end.",
 }
-RECALL = (
+# Hints AutoMem's clients send with a recall, for AutoMem's coding-context boosts, which memsite's
+# ranking does not have: accepted and ignored.
+AUTOMEM_RECALL_HINTS = (
+    "context",
+    "active_path",
+    "file_path",
+    "focus_path",
+    "language",
+    "lang",
+    "context_tags",
+    "context_types",
+    "priority_ids",
+)
+RECALL_FIELDS = (
     Field(
         "query",
         parse_query,
@@ -131,7 +145,8 @@ RECALL = (
         "chosen first.",
     ),
 )
-BY_TAG = (tags_field("tags", required=True),)
+RECALL = strict(RECALL_FIELDS, AUTOMEM_RECALL_HINTS, "a hint for AutoMem's coding-context ranking.")
+BY_TAG = strict((tags_field("tags", required=True), *PAGE))
 
 
 def recall_options(params):

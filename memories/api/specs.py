@@ -6,7 +6,7 @@ what the OpenAPI document shows (memsite.api.specs). Anything a client can send 
 """
 
 from memories.models import MemoryType
-from memsite.api.specs import TIMESTAMP, Field, Rule, body_schema, described, with_readers
+from memsite.api.specs import TIMESTAMP, Field, Rule, body_schema, described, strict, with_readers
 from memsite.errors import Invalid
 from memsite.validation import (
     check_json_value,
@@ -158,7 +158,12 @@ def text(max_length, description=""):
     return described({"type": "string", "maxLength": max_length}, description)
 
 
-MEMORY = (
+# Keys AutoMem's clients send with a memory that memsite works out itself: confidence (from
+# provenance and corroboration), the embedding (its own model), t_valid/t_invalid (valid_from and
+# `supersedes`), updated_at and last_accessed (kept by the service), id (always generated).
+AUTOMEM_MEMORY_KEYS = ("confidence", "embedding", "t_valid", "t_invalid", "updated_at", "last_accessed", "id")
+AUTOMEM_MEMORY_WHY = "AutoMem clients send it; memsite works it out itself."
+MEMORY_FIELDS = (
     Field("content", parse_content, text(MAX_CONTENT_LENGTH, "Stripped; at most 2,000 characters."), True),
     Field("tags", parse_tags, described(TAGS, "A list of tags or one tag; lower-cased.")),
     Field("importance", parse_importance, {"type": "number", "minimum": 0, "maximum": 1, "default": 0.5}),
@@ -187,6 +192,7 @@ MEMORY = (
     ),
     Field("supersedes", parse_supersedes, SUPERSEDES),
 )
+MEMORY = strict(MEMORY_FIELDS, AUTOMEM_MEMORY_KEYS, AUTOMEM_MEMORY_WHY)
 # A batch item may also name an earlier item of its batch by its index.
 BATCH_ITEM = with_readers(MEMORY, supersedes=lambda value: parse_supersedes(value, batch=True))
 BATCH_SUPERSEDES = {
@@ -221,22 +227,24 @@ def parse_batch(value):
     return value
 
 
-BATCH = (
-    Field(
-        "memories",
-        parse_batch,
-        {
-            "type": "array",
-            "items": {
-                **body_schema(MEMORY),
-                "properties": {**body_schema(MEMORY)["properties"], "supersedes": BATCH_SUPERSEDES},
+BATCH = strict(
+    (
+        Field(
+            "memories",
+            parse_batch,
+            {
+                "type": "array",
+                "items": {
+                    **body_schema(MEMORY),
+                    "properties": {**body_schema(MEMORY)["properties"], "supersedes": BATCH_SUPERSEDES},
+                },
+                "minItems": 1,
+                "maxItems": MAX_BATCH,
+                "description": f"1 to {MAX_BATCH} memories.",
             },
-            "minItems": 1,
-            "maxItems": MAX_BATCH,
-            "description": f"1 to {MAX_BATCH} memories.",
-        },
-        required=True,
-    ),
+            required=True,
+        ),
+    )
 )
 
 
@@ -246,7 +254,9 @@ def parse_required_source_id(value):
     return parse_source_id(value)
 
 
-CORROBORATION = (Field("source_id", parse_required_source_id, text(MAX_SOURCE_ID_LENGTH), required=True),)
+CORROBORATION = strict(
+    (Field("source_id", parse_required_source_id, text(MAX_SOURCE_ID_LENGTH), required=True),)
+)
 
 
 def read_batch_size(data, values):
@@ -270,30 +280,32 @@ def require_ids_or_all(data, values):
         raise Invalid("Provide 'ids' (a list of memory UUIDs) or 'all': true")
 
 
-REEMBED = (
-    Rule(
-        read_batch_size,
-        {
-            "batch_size": {
-                "type": "integer",
-                "minimum": 1,
-                "maximum": MAX_REEMBED_BATCH,
-                "default": DEFAULT_REEMBED_BATCH,
-                "description": "Memories embedded per model call.",
-            }
-        },
-    ),
-    Field(
-        "ids",
-        parse_ids,
-        {
-            "type": "array",
-            "items": {"type": "string", "format": "uuid"},
-            "minItems": 1,
-            "maxItems": MAX_REEMBED_IDS,
-            "description": "The memories to re-embed (any owner); wins over `all`.",
-        },
-    ),
-    Field("all", lambda value: value is True, {"type": "boolean", "default": False}),
-    Rule(require_ids_or_all),
+REEMBED = strict(
+    (
+        Rule(
+            read_batch_size,
+            {
+                "batch_size": {
+                    "type": "integer",
+                    "minimum": 1,
+                    "maximum": MAX_REEMBED_BATCH,
+                    "default": DEFAULT_REEMBED_BATCH,
+                    "description": "Memories embedded per model call.",
+                }
+            },
+        ),
+        Field(
+            "ids",
+            parse_ids,
+            {
+                "type": "array",
+                "items": {"type": "string", "format": "uuid"},
+                "minItems": 1,
+                "maxItems": MAX_REEMBED_IDS,
+                "description": "The memories to re-embed (any owner); wins over `all`.",
+            },
+        ),
+        Field("all", lambda value: value is True, {"type": "boolean", "default": False}),
+        Rule(require_ids_or_all),
+    )
 )

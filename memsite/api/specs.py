@@ -82,6 +82,30 @@ def validate(spec, data, partial=False):
     return values
 
 
+def known_names(spec):
+    """Every key a spec reads (or accepts and ignores)."""
+    names = set()
+    for step in spec:
+        names.update(step.properties(partial=False))
+    return names
+
+
+def strict(spec, ignored=(), ignored_why=""):
+    """`spec` that also refuses, after every other check, a key it does not read: a 400 naming it.
+    `ignored` keys are accepted and ignored on purpose (sent by AutoMem's clients; `ignored_why`
+    says why, in the OpenAPI document too)."""
+    schema = dict.fromkeys(ignored, {"description": f"Accepted and ignored: {ignored_why}"})
+    known = known_names(spec) | set(ignored)
+
+    def only_known(data, values):
+        unknown = sorted(str(name) for name in data if name not in known)
+        if unknown:
+            names = ", ".join(f"'{name[:60]}'" for name in unknown[:10])
+            raise Invalid(f"Unknown {'field' if len(unknown) == 1 else 'fields'}: {names}")
+
+    return (*spec, Rule(only_known, schema))
+
+
 def with_readers(spec, **readers):
     """`spec` with some fields read differently (PATCH's stricter reading of a few keys)."""
     return tuple(replace(step, read=readers[step.name]) if step.name in readers else step for step in spec)

@@ -1,7 +1,7 @@
 import pytest
 
 from graph.models import AUTHORABLE_RELATIONS
-from memories.api.recall_spec import RECALL
+from memories.api.recall_spec import RECALL_FIELDS
 from memsite.api.specs import body_schema
 from tests.mcp.conftest import session
 
@@ -88,4 +88,5 @@ def test_associate_memories_advertises_the_seed_output_schema(tools):
 
 
 def test_recall_memory_takes_every_recall_parameter(tools):
-    assert set(tools["recall_memory"].input_schema["properties"]) == set(body_schema(RECALL)["properties"])
+    advertised = set(tools["recall_memory"].input_schema["properties"])
+    assert advertised == set(body_schema(RECALL_FIELDS)["properties"])

@@ -1,0 +1,89 @@
+"""A key no endpoint reads is a 400 naming it, with nothing changed; the keys AutoMem's clients
+send that memsite works out itself are accepted and ignored (README, "Accepted and ignored")."""
+
+import pytest
+
+from graph.models import Association
+from memories.models import Memory
+from tests.factories import MemoryFactory
+
+pytestmark = pytest.mark.django_db
+
+
+def test_a_misspelt_field_of_a_new_memory_is_a_400_naming_it(alice_client):
+    response = alice_client.post("/memory", {"content": "x", "tgas": ["x"]}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "Unknown field: 'tgas'"
+    assert not Memory.objects.exists()
+
+
+def test_a_misspelt_field_of_a_change_changes_nothing(alice_client, alice):
+    memory = MemoryFactory(owner=alice, content="before")
+
+    response = alice_client.patch(
+        f"/memory/{memory.pk}", {"content": "after", "importnace": 1, "tgas": []}, format="json"
+    )
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "Unknown fields: 'importnace', 'tgas'"
+    memory.refresh_from_db()
+    assert memory.content == "before"
+
+
+def test_a_batch_item_with_an_unknown_field_fails_alone(alice_client):
+    items = [{"content": "kept"}, {"content": "refused", "colour": "red"}]
+
+    response = alice_client.post("/memory/batch", {"memories": items}, format="json")
+
+    assert response.json()["failed"] == [{"index": 1, "reason": "Unknown field: 'colour'"}]
+    assert list(Memory.objects.values_list("content", flat=True)) == ["kept"]
+
+
+def test_the_keys_automem_clients_send_are_accepted_and_ignored(alice_client):
+    body = {"content": "x", "confidence": 0.9, "embedding": [0.1], "t_valid": "2024-01-01", "id": "mine"}
+
+    response = alice_client.post("/memory", body, format="json")
+
+    assert response.status_code == 201
+    assert response.json()["memory_id"] != "mine"
+
+
+@pytest.mark.parametrize(
+    ("path", "params", "message"),
+    [
+        ("/recall", {"query": "x", "limt": "3"}, "Unknown field: 'limt'"),
+        ("/recall", {"query": "x", "offset": "10"}, "Unknown field: 'offset'"),
+        ("/memory/by-tag", {"tags": "a", "tag": "b"}, "Unknown field: 'tag'"),
+        ("/graph/snapshot", {"limti": "3"}, "Unknown field: 'limti'"),
+    ],
+)
+def test_an_unknown_query_parameter_is_a_400_naming_it(alice_client, path, params, message):
+    response = alice_client.get(path, params)
+
+    assert response.status_code == 400
+    assert response.json()["message"] == message
+
+
+def test_recall_accepts_automems_context_hints_and_the_validity_parameters(alice_client):
+    params = {"query": "x", "context": "coding", "language": "python", "valid_at": "2024-01-01T00:00:00Z"}
+
+    assert alice_client.get("/recall", {**params, "include_superseded": "false"}).status_code == 200
+
+
+def test_an_association_with_an_unknown_key_is_a_400(alice_client, alice):
+    first, second = MemoryFactory.create_batch(2, owner=alice)
+    body = {"memory1_id": str(first.pk), "memory2_id": str(second.pk), "strenght": 0.9}
+
+    response = alice_client.post("/associate", body, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "Unknown field: 'strenght'"
+    assert not Association.objects.exists()
+
+
+def test_a_snapshot_beyond_500_nodes_is_refused_like_every_list(alice_client):
+    response = alice_client.get("/graph/snapshot", {"limit": "501"})
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "'limit' must be an integer between 1 and 500"
