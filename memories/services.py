@@ -229,8 +229,10 @@ def store_memories(owner, items):
                 is_explicit=item["is_explicit"],
                 created_at=created_at,
                 entered_at=now,
-                updated_at=created_at,
-                provenance_updated_at=created_at,
+                # The row changes now, whatever time the memory remembers: an imported memory is
+                # as fresh as its entry (timeliness and `outdated` count from here).
+                updated_at=now,
+                provenance_updated_at=now,
             )
             new.append(memory)
             known[digest] = memory

@@ -108,8 +108,15 @@ class MemoryFactory(DjangoModelFactory):
     created_at = factory.LazyAttribute(
         lambda o: None if o.days_old is None else timezone.now() - timedelta(days=o.days_old)
     )
-    # A backdated memory also entered the store then (retention counts inactivity from entered_at).
+    # A backdated memory also entered the store then (retention counts inactivity from entered_at),
+    # and has not changed since.
     entered_at = factory.Maybe(
+        factory.LazyAttribute(lambda o: o.days_old is not None), factory.SelfAttribute("created_at")
+    )
+    updated_at = factory.Maybe(
+        factory.LazyAttribute(lambda o: o.days_old is not None), factory.SelfAttribute("created_at")
+    )
+    provenance_updated_at = factory.Maybe(
         factory.LazyAttribute(lambda o: o.days_old is not None), factory.SelfAttribute("created_at")
     )
     quality_overall = factory.Maybe(
