@@ -48,7 +48,7 @@ def decay(exponent):
     return f"CASE WHEN ({exponent}) > {MAX_DECAY_EXPONENT} THEN 0 ELSE exp(-({exponent})) END"
 
 
-EVALUATE_SQL = f"""
+SCORED_SQL = f"""
 WITH target AS MATERIALIZED (
     SELECT m.id,
            CASE
@@ -91,8 +91,11 @@ scored AS (
            + %(w_consistency)s * consistency + %(w_timeliness)s * timeliness
            + %(w_relevance)s * relevance AS overall
     FROM dimensions d
-),
-updated AS (
+)"""
+EVALUATE_SQL = (
+    SCORED_SQL
+    + f"""
+, updated AS (
     UPDATE memories_memory m SET
         confidence = s.accuracy,
         quality_accuracy = s.accuracy,
@@ -120,6 +123,7 @@ SELECT id, accuracy, completeness, consistency, timeliness, relevance, overall,
        %(weights)s::jsonb, %(query_text)s, %(trigger)s, now()
 FROM updated
 """
+)
 
 
 # Live memories whose evaluation can differ from their last one although no write touched them since:
@@ -140,6 +144,35 @@ def evaluate_memories(
     only those whose quality can have moved with time (MOVING). With a query embedding, relevance
     is the cosine similarity to it. Returns the number evaluated.
     """
+    sql, params = _statement(
+        EVALUATE_SQL, memory_ids, trigger, query_embedding, owner, query_text, moving_only
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return cursor.rowcount
+
+
+QUERY_SCORES = """
+SELECT id::text, accuracy, completeness, consistency, timeliness, relevance, LEAST(1, overall)
+FROM scored ORDER BY id
+"""
+DIMENSIONS = ("accuracy", "completeness", "consistency", "timeliness", "relevance", "overall")
+
+
+def query_scores(memory_ids, query_embedding, owner):
+    """The evaluation of memories relative to a query (relevance = cosine similarity to it), as
+    [{id, accuracy, …, overall}], computed by the same statement as `evaluate_memories` but only
+    read: the stored scores do not change."""
+    sql, params = _statement(SCORED_SQL + QUERY_SCORES, memory_ids, "", query_embedding, owner, "", False)
+    with connection.cursor() as cursor:
+        cursor.execute(sql, params)
+        return [
+            {"id": row[0], **{name: round(value, 4) for name, value in zip(DIMENSIONS, row[1:], strict=True)}}
+            for row in cursor.fetchall()
+        ]
+
+
+def _statement(template, memory_ids, trigger, query_embedding, owner, query_text, moving_only):
     weights = settings.QUALITY_WEIGHTS
     params = {
         "explicit": USER_INPUT_CONFIDENCE[True],
@@ -164,10 +197,7 @@ def evaluate_memories(
     if moving_only:
         ids_filter = MOVING
     owner_filter = "TRUE" if owner is None else "m.owner_id = %(owner)s"
-    sql = EVALUATE_SQL.format(ids_filter=ids_filter, owner_filter=owner_filter)
-    with connection.cursor() as cursor:
-        cursor.execute(sql, params)
-        return cursor.rowcount
+    return template.format(ids_filter=ids_filter, owner_filter=owner_filter), params
 
 
 def reevaluate_superseded(sender, memory_ids, **kwargs):

@@ -16,7 +16,7 @@ from memsite import jobs
 from memsite.errors import Conflict, Invalid, NotFound
 from quality import tasks
 from quality.detection import detect_inconsistencies
-from quality.metrics import evaluate_memories
+from quality.metrics import evaluate_memories, query_scores
 from quality.models import Inconsistency, Trigger
 
 
@@ -36,26 +36,30 @@ DISMISSED = "dismissed"
 LINK_STRENGTH = 0.5
 
 
-def evaluate_quality(owner, memory_ids=None, query=""):
-    """Re-evaluate the owner's memories (all live ones when `memory_ids` is None).
-
-    With a query, relevance is the cosine similarity to the query's embedding. Ids must be the
-    owner's: any other id answers 404 like a missing memory. Answers the number evaluated.
-    """
+def evaluate_quality(owner, memory_ids=None):
+    """Re-evaluate the owner's memories (all live ones when `memory_ids` is None) and store the
+    scores. Ids must be the owner's: any other id answers 404 like a missing memory. Answers the
+    number evaluated."""
     if memory_ids is not None:
-        wanted = set(memory_ids)
-        owned = set(Memory.objects.filter(owner=owner, pk__in=wanted).values_list("pk", flat=True))
-        if owned != wanted:
-            raise NotFound("Memory not found")
-    vector = embeddings.embed(query) if query else None
+        _check_owned(owner, memory_ids)
     with transaction.atomic():
         return evaluate_memories(
-            None if memory_ids is None else sorted(wanted),
-            Trigger.EVALUATE,
-            query_embedding=vector,
-            owner=owner,
-            query_text=query,
+            None if memory_ids is None else sorted(set(memory_ids)), Trigger.EVALUATE, owner=owner
         )
+
+
+def scores_for_query(owner, memory_ids, query):
+    """The owner's memories scored relative to `query` (relevance is the cosine similarity to its
+    embedding), without storing anything: a question asked once does not change later rankings."""
+    _check_owned(owner, memory_ids)
+    return query_scores(sorted(set(memory_ids)), embeddings.embed(query), owner)
+
+
+def _check_owned(owner, memory_ids):
+    wanted = set(memory_ids)
+    owned = set(Memory.objects.filter(owner=owner, pk__in=wanted).values_list("pk", flat=True))
+    if owned != wanted:
+        raise NotFound("Memory not found")
 
 
 def detect_for_owner(owner):

@@ -151,7 +151,8 @@ class ImprovementSerializer(serializers.Serializer):
 
 class EvaluateResponseSerializer(serializers.Serializer):
     status = serializers.CharField()
-    evaluated = serializers.IntegerField()
+    evaluated = serializers.IntegerField(help_text="How many memories' stored scores were renewed.")
+    stored = serializers.BooleanField(help_text="False for a query's scores, which are not stored.")
     query = serializers.CharField()
     memories = serializers.ListField(child=serializers.DictField())
 

@@ -45,6 +45,8 @@ def min_not_above_max(params, values):
 def ids_or_all(body, values):
     if ("memory_ids" in values) == values["all"]:
         raise Invalid("Give either 'memory_ids' or \"all\": true")
+    if values["query"] and values["all"]:
+        raise Invalid(f"'query' scores given 'memory_ids' (at most {MAX_EVALUATE_IDS}), not \"all\"")
 
 
 DISTRIBUTION = (
@@ -69,7 +71,8 @@ EVALUATE = (
             required=False,
             default="",
             allow_blank=True,
-            help_text="When given, relevance is the cosine similarity to this query.",
+            help_text="When given, the answer scores the memories relative to this query (relevance "
+            "is the cosine similarity to it) and the stored scores do not change.",
         ),
     ),
     Rule(ids_or_all),

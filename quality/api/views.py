@@ -55,20 +55,27 @@ class EvaluateView(APIView):
     error_statuses = {"POST": (404,)}
 
     @extend_schema(
-        summary="Re-evaluate memories",
-        description='Evaluates `memory_ids` (up to 1,000) or, with `"all": true`, every live memory. '
-        "With `query`, relevance is the cosine similarity to the query (and is kept until the next "
-        "evaluation). Each evaluation is recorded in the memory's assessment history.",
+        summary="Re-evaluate memories, or score them for a query",
+        description='Evaluates `memory_ids` (up to 1,000) or, with `"all": true`, every live memory, '
+        "stores the scores and records each evaluation in the memory's assessment history. With "
+        "`query` (and `memory_ids`) it only answers: each memory's scores relative to the query "
+        "(relevance is the cosine similarity to it), `stored: false`, and the stored scores and "
+        "every later ranking stay as they were.",
         request=request_body(specs.EVALUATE),
         responses=s.EvaluateResponseSerializer,
     )
     def post(self, request):
         params = validate(specs.EVALUATE, json_body(request, optional=True))
-        ids = params.get("memory_ids")
-        evaluated = services.evaluate_quality(request.user, ids, params["query"])
+        ids, query = params.get("memory_ids"), params["query"]
+        if query:
+            memories = services.scores_for_query(request.user, ids, query)
+            return Response(
+                {"status": "success", "evaluated": 0, "stored": False, "query": query, "memories": memories}
+            )
+        evaluated = services.evaluate_quality(request.user, ids)
         memories = [] if ids is None else queries.current_quality(request.user, ids)
         return Response(
-            {"status": "success", "evaluated": evaluated, "query": params["query"], "memories": memories}
+            {"status": "success", "evaluated": evaluated, "stored": True, "query": "", "memories": memories}
         )
 
 

@@ -106,7 +106,36 @@ def test_evaluate_with_a_query_makes_relevance_the_cosine_to_it(alice, alice_cli
     ).json()
     expected = float(embed(query) @ embed("The user prefers dark mode"))
     assert body["memories"][0]["relevance"] == pytest.approx(expected, abs=1e-4)
-    assert QualityAssessment.objects.filter(memory_id=memory_id, query=query).exists()
+    assert body["stored"] is False
+
+
+def test_evaluating_for_a_query_leaves_the_stored_scores(alice, alice_client):
+    memory = MemoryFactory(owner=alice, content="The user prefers dark mode")
+    before = Memory.objects.values("quality_score", "quality_relevance", "quality_evaluated_at").get(
+        pk=memory.pk
+    )
+    assessments = QualityAssessment.objects.count()
+
+    response = alice_client.post(
+        "/api/quality/evaluate",
+        {"memory_ids": [str(memory.pk)], "query": "Which database do we use for billing?"},
+        format="json",
+    )
+
+    assert response.status_code == 200
+    assert response.json()["memories"][0]["relevance"] != before["quality_relevance"]
+    after = Memory.objects.values("quality_score", "quality_relevance", "quality_evaluated_at").get(
+        pk=memory.pk
+    )
+    assert after == before
+    assert QualityAssessment.objects.count() == assessments
+
+
+def test_a_query_is_scored_for_given_memories_not_for_all(alice, alice_client):
+    response = alice_client.post("/api/quality/evaluate", {"all": True, "query": "x"}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "'query' scores given 'memory_ids' (at most 1000), not \"all\""
 
 
 def test_evaluate_all_evaluates_every_live_memory_of_the_caller(alice, bob, alice_client, bob_client):
