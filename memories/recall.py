@@ -596,6 +596,19 @@ def _score(alias, user, options, query, given=None, seeds=(), entities=()):
     return results
 
 
+def _within_expansion_limit(results, seeds, expansion_limit):
+    """The ranked results with at most `expansion_limit` memories that expansion added: the answer
+    holds at most `limit` direct matches and `expansion_limit` expanded memories, in one ranking."""
+    kept, expanded = [], 0
+    for result in results:
+        if str(result.memory.pk) not in seeds:
+            expanded += 1
+            if expanded > expansion_limit:
+                continue
+        kept.append(result)
+    return kept
+
+
 def _relations(results, edges):
     """Each result's followed edges to another returned result."""
     returned = {str(result.memory.pk) for result in results}
@@ -661,6 +674,7 @@ def recall(user, options, record_access=True):
             if edges or entities:
                 given = Given(ids=[*seeds, *entities, *reached], kept=[*seeds, *entities], edges=edges)
                 results = _score(alias, user, options, query, given, set(seeds), set(entities))
+                results = _within_expansion_limit(results, set(seeds), options.expansion_limit)
                 _relations(results, edges)
                 expanded = sum(1 for result in results if result.match_type in ("entity", "relation"))
             summary = _expansion_summary(options, seeds, entities, expanded, edges)

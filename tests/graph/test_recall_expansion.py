@@ -173,3 +173,20 @@ def test_graph_code_does_not_import_recall():
     import graph.queries
 
     assert "recall" not in vars(graph.queries)
+
+
+def test_the_answer_holds_at_most_limit_plus_expansion_limit_memories(alice, alice_client):
+    a, b, c = chain(alice)
+    unbounded = recall(alice_client, expand_relations="true", max_hops=2)
+    bounded = recall(alice_client, expand_relations="true", max_hops=2, expansion_limit=1)
+
+    assert set(ids(unbounded)) == {str(a.pk), str(b.pk), str(c.pk)}
+    assert len(ids(bounded)) == 2
+    assert ids(bounded)[0] == str(a.pk)
+
+
+def test_the_openapi_document_says_what_bounds_an_expanded_answer(alice_client):
+    schema = alice_client.get("/api/schema/?format=json").json()
+    parameters = {p["name"]: p for p in schema["paths"]["/recall"]["get"]["parameters"]}
+    assert "limit + expansion_limit" in parameters["expansion_limit"]["description"]
+    assert "expansion_limit" in parameters["limit"]["description"]
