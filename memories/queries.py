@@ -28,3 +28,29 @@ def memories_by_tag(user, tags):
         .filter(LIVE, tags__overlap=tags)
         .order_by("-importance", "-created_at", "-sequence")
     )
+
+
+ORDERINGS = {
+    "time_desc": ("-created_at", "-sequence"),
+    "time_asc": ("created_at", "sequence"),
+    "importance": ("-importance", "-created_at", "-sequence"),
+}
+
+
+def list_memories(user, filters):
+    """The user's memories filtered by tags (any), types, archived (`live`, `archived` or `all`)
+    and a created_at range, in one of ORDERINGS."""
+    memories = memories_of(user)
+    if filters["archived"] == "live":
+        memories = memories.filter(LIVE)
+    elif filters["archived"] == "archived":
+        memories = memories.exclude(LIVE)
+    if filters["tags"]:
+        memories = memories.filter(tags__overlap=filters["tags"])
+    if filters["types"]:
+        memories = memories.filter(memory_type__in=filters["types"])
+    if filters["start"]:
+        memories = memories.filter(created_at__gte=filters["start"])
+    if filters["end"]:
+        memories = memories.filter(created_at__lte=filters["end"])
+    return memories.order_by(*ORDERINGS[filters["order"]])

@@ -81,6 +81,17 @@ AUTOMEM_RECALL_HINTS = (
     "context_types",
     "priority_ids",
 )
+TYPES = Field(
+    "type",
+    lambda raws: [parse_type(value) for value in parse_words(raws)],
+    {
+        "type": "array",
+        "items": {"type": "string", "enum": sorted(MemoryType.values)},
+        "description": "Memory types, case-insensitive.",
+    },
+    key="types",
+    many=True,
+)
 RECALL_FIELDS = (
     Field(
         "query",
@@ -91,17 +102,7 @@ RECALL_FIELDS = (
             "description": "Free text; omit to list by recency with the filters.",
         },
     ),
-    Field(
-        "type",
-        lambda raws: [parse_type(value) for value in parse_words(raws)],
-        {
-            "type": "array",
-            "items": {"type": "string", "enum": sorted(MemoryType.values)},
-            "description": "Memory types, case-insensitive.",
-        },
-        key="types",
-        many=True,
-    ),
+    TYPES,
     time_field("start", "Created at or after; not after `end`."),
     time_field("end", "Created at or before."),
     Rule(start_not_after_end),
@@ -161,6 +162,22 @@ RECALL_FIELDS = (
 )
 RECALL = strict(RECALL_FIELDS, AUTOMEM_RECALL_HINTS, "a hint for AutoMem's coding-context ranking.")
 BY_TAG = strict((tags_field("tags", required=True), *PAGE))
+LIST = strict(
+    (
+        tags_field("tags"),
+        TYPES,
+        time_field("start", "Created at or after; not after `end`."),
+        time_field("end", "Created at or before."),
+        Rule(start_not_after_end),
+        choice("archived", ["live", "archived", "all"], "Live memories (default), archived ones, or all."),
+        choice(
+            "order",
+            ["time_desc", "time_asc", "importance"],
+            "Newest first (default), oldest first, or most important first.",
+        ),
+        *PAGE,
+    )
+)
 
 
 def recall_options(params):

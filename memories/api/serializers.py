@@ -253,6 +253,16 @@ class ByTagResponseSerializer(serializers.Serializer):
     query_time_ms = serializers.FloatField()
 
 
+class ListResponseSerializer(serializers.Serializer):
+    status = serializers.CharField()
+    count = serializers.IntegerField()
+    total = serializers.IntegerField()
+    limit = serializers.IntegerField()
+    offset = serializers.IntegerField()
+    memories = MemorySerializer(many=True)
+    query_time_ms = serializers.FloatField()
+
+
 class ReembedResponseSerializer(serializers.Serializer):
     status = serializers.CharField()
     reembedded = serializers.IntegerField()

@@ -11,7 +11,7 @@ from rest_framework.views import APIView
 from memories import queries, recall, services
 from memories.api import serializers as s
 from memories.api import specs
-from memories.api.recall_spec import BY_TAG, RECALL, recall_options
+from memories.api.recall_spec import BY_TAG, LIST, RECALL, recall_options
 from memories.models import Memory
 from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
@@ -132,6 +132,23 @@ def by_tag_body(user, params):
     }
 
 
+def list_body(user, params):
+    """The answer to a list of one's memories given its query parameters (a QueryDict)."""
+    started = time.perf_counter()
+    filters = validate(LIST, params)
+    paginator = Pagination()
+    memories = paginator.page(queries.list_memories(user, filters), params)
+    return {
+        "status": "success",
+        "count": len(memories),
+        "total": paginator.count,
+        "limit": paginator.limit,
+        "offset": paginator.offset,
+        "memories": [s.memory_data(memory) for memory in memories],
+        "query_time_ms": elapsed_ms(started),
+    }
+
+
 def recall_body(user, params):
     """The answer to a recall given its query parameters (a QueryDict)."""
     options = recall_options(params)
@@ -148,6 +165,16 @@ def recall_body(user, params):
 
 
 class MemoryCreateView(APIView):
+    @extend_schema(
+        summary="List your memories",
+        description="A page of your memories, filtered by tags (any of them), type, archived state and "
+        "a created_at range, newest first, oldest first or most important first.",
+        parameters=parameters(LIST),
+        responses=s.ListResponseSerializer,
+    )
+    def get(self, request):
+        return Response(list_body(request.user, request.query_params))
+
     @extend_schema(
         summary="Store a memory",
         description="Embeds and evaluates the memory before answering. Content equal to one of your "
