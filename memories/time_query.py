@@ -36,15 +36,16 @@ PHRASES = (
     "today, yesterday, last 24 hours, last 48 hours, last N days, this week, last week, "
     "this month, last month, this year, last year, in <month> <year>, since <month> <year>"
 )
-HOURS = re.compile(r"(?:last|past) (24|48) hours")
-DAYS = re.compile(r"(?:last|past) (\d{1,4}) days?")
-MONTH_YEAR = re.compile(r"(in |since )?(?:([a-z]+) )?(\d{4})")
+# Digits are ASCII digits only: "last ٣ days" or "in May ２０２３" is not one of the phrases.
+HOURS = re.compile(r"(?:last|past) (24|48) hours", re.ASCII)
+DAYS = re.compile(r"(?:last|past) (\d{1,4}) days?", re.ASCII)
+MONTH_YEAR = re.compile(r"(in |since )?(?:([a-z]+) )?(\d{4})", re.ASCII)
 TICK = timedelta(microseconds=1)
 # Dates named in free text: "8 May 2023", "8th of May, 2023", "May 8, 2023", "2023-05-08", "May 2023".
-DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]+)\.?,? (\d{4})\b")
-MONTH_DAY_YEAR = re.compile(r"\b([a-z]+)\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b")
-ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")
-NAMED_MONTH = re.compile(r"\b([a-z]+)\.?,? (\d{4})\b")
+DAY_MONTH_YEAR = re.compile(r"\b(\d{1,2})(?:st|nd|rd|th)? (?:of )?([a-z]+)\.?,? (\d{4})\b", re.ASCII)
+MONTH_DAY_YEAR = re.compile(r"\b([a-z]+)\.? (\d{1,2})(?:st|nd|rd|th)?,? (\d{4})\b", re.ASCII)
+ISO_DATE = re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b", re.ASCII)
+NAMED_MONTH = re.compile(r"\b([a-z]+)\.?,? (\d{4})\b", re.ASCII)
 
 
 def _next_month(first):

@@ -108,6 +108,7 @@ class AssociateView(APIView):
     """POST /associate (single pair or batch) and DELETE /associate."""
 
     error_statuses = {"POST": (404,), "DELETE": (404,)}
+    delete_takes_body = True
 
     @extend_schema(
         request=specs.ASSOCIATE,

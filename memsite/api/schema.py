@@ -43,8 +43,16 @@ class EnvelopeAutoSchema(AutoSchema):
         return parameters
 
     def _get_request_body(self, direction="request"):
-        """A body whose raw schema names required fields is itself required."""
-        body = super()._get_request_body(direction)
+        """A body whose raw schema names required fields is itself required. A view with
+        `delete_takes_body` documents its DELETE body too (drf-spectacular shows bodies of POST,
+        PUT and PATCH only)."""
+        method = self.method
+        if method == "DELETE" and getattr(self.view, "delete_takes_body", False):
+            self.method = "POST"
+        try:
+            body = super()._get_request_body(direction)
+        finally:
+            self.method = method
         if body and any(
             "required" in media["schema"] or "oneOf" in media["schema"] for media in body["content"].values()
         ):
@@ -68,7 +76,9 @@ class EnvelopeAutoSchema(AutoSchema):
             codes.add(403)
         if "{" in self.path:
             codes.add(404)
-        if self.method in ("POST", "PUT", "PATCH"):
+        if self.method in ("POST", "PUT", "PATCH") or (
+            self.method == "DELETE" and getattr(self.view, "delete_takes_body", False)
+        ):
             codes |= {413, 415}
         codes.update(getattr(self.view, "error_statuses", {}).get(self.method, ()))
         return sorted(codes)

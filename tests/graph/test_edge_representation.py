@@ -108,3 +108,10 @@ def test_a_property_the_type_does_not_take_is_named_as_ignored(alice_client, ali
     assert single.json()["ignored_properties"] == ["reason"]
     assert batch.json()["succeeded"][0]["ignored_properties"] == ["context", "role"]
     assert Association.objects.get().properties == {}
+
+
+def test_the_openapi_document_shows_the_body_delete_associate_takes(alice_client):
+    schema = alice_client.get("/api/schema/?format=json").json()
+    body = schema["paths"]["/associate"]["delete"]["requestBody"]
+    assert body["required"] is True
+    assert body["content"]["application/json"]["schema"]["required"] == ["memory1_id", "memory2_id"]

@@ -42,10 +42,26 @@ def test_time_phrases_resolve_to_a_range(phrase, start, end):
     assert time_query.resolve(phrase, NOW) == (start, end)
 
 
-@pytest.mark.parametrize("phrase", ["next week", "in Smarch 2023", "last 0 days", "since", "last 12 hours"])
+@pytest.mark.parametrize(
+    "phrase",
+    [
+        "next week",
+        "in Smarch 2023",
+        "last 0 days",
+        "since",
+        "last 12 hours",
+        "last \u0663 days",
+        "in May \uff12\uff10\uff12\uff13",
+        "last \uff12\uff14 hours",
+    ],
+)
 def test_unknown_time_phrases_are_refused(phrase):
     with pytest.raises(ValueError, match="unknown time phrase"):
         time_query.resolve(phrase, NOW)
+
+
+def test_a_query_naming_a_date_in_non_ascii_digits_names_none():
+    assert time_query.named_in("what happened on 8 May \uff12\uff10\uff12\uff13?") is None
 
 
 @pytest.mark.django_db
