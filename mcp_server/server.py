@@ -5,6 +5,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.transport_security import TransportSecuritySettings
 
 from mcp_server.auth import TokenAuthMiddleware
+from mcp_server.jsonrpc import RequestIdCheck
 from mcp_server.tools import graph, health, memories, quality
 
 PATH = "/mcp"
@@ -48,4 +49,4 @@ def http_app():
         max_request_body_size=settings.MAX_REQUEST_BYTES,
         transport_security=transport_security(),
     )
-    return TokenAuthMiddleware(app)
+    return TokenAuthMiddleware(RequestIdCheck(app))

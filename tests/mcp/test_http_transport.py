@@ -17,10 +17,10 @@ INITIALIZE = {
 JSON_HEADERS = {"Accept": "application/json, text/event-stream"}
 
 
-def post_mcp(headers):
+def post_mcp(headers, message=INITIALIZE):
     async def main():
         async with asgi_http() as http:
-            return await http.post("/mcp", json=INITIALIZE, headers={**JSON_HEADERS, **headers})
+            return await http.post("/mcp", json=message, headers={**JSON_HEADERS, **headers})
 
     return anyio.run(main)
 
@@ -46,6 +46,15 @@ def test_mcp_accepts_the_token_as_x_api_key(alice_token):
     response = post_mcp({"X-API-Key": alice_token})
     assert response.status_code == 200
     assert response.json()["result"]["serverInfo"]["name"] == "memsite"
+
+
+@pytest.mark.parametrize("request_id", [{"a": 1}, [1], True, None, 1.5])
+def test_a_request_whose_id_is_not_a_string_or_integer_is_a_jsonrpc_error(alice_token, request_id):
+    for message in ({**INITIALIZE, "id": request_id}, [{**INITIALIZE, "id": request_id}]):
+        response = post_mcp({"Authorization": f"Bearer {alice_token}"}, message)
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == -32600
+        assert "'id' must be a string or an integer" in response.json()["error"]["message"]
 
 
 def test_mcp_refuses_a_foreign_host(alice_token):
