@@ -14,6 +14,10 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "memsite.settings")
 django_app = WSGIMiddleware(get_wsgi_application(), workers=4)
 
 from mcp_server.server import PATH, http_app  # noqa: E402  (needs Django set up)
+from memories import embeddings  # noqa: E402
+
+# Load the embedding model with the process, not on its first store or recall.
+embeddings.get_provider()
 
 
 def build_application():

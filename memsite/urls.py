@@ -6,6 +6,7 @@ from memsite import views
 from memsite.api.jobs import JobView
 
 urlpatterns = [
+    path("", views.home, name="home"),
     path("health", views.health, name="health"),
     path("metrics", views.metrics, name="metrics"),
     path("api/schema/", SpectacularAPIView.as_view(), name="schema"),

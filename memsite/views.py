@@ -1,6 +1,9 @@
 import hmac
 
 from django.conf import settings
+from django.http import HttpResponseRedirect, JsonResponse
+from django.urls import reverse
+from django.views.decorators.http import require_safe
 from django_prometheus.exports import ExportToDjangoView
 from drf_spectacular.utils import extend_schema, inline_serializer
 from rest_framework import serializers
@@ -79,3 +82,18 @@ def permission_denied(request, exception=None):
 
 def bad_request(request, exception=None):
     return envelope_response(400, "Bad request")
+
+
+@require_safe
+def home(request):
+    """The address `make run` prints: a browser goes to the dashboard; any other client gets where
+    things are (no authentication needed to learn that)."""
+    if "text/html" in request.headers.get("Accept", ""):
+        return HttpResponseRedirect(reverse("dashboard:overview"))
+    links = {
+        "dashboard": "dashboard:overview",
+        "admin": "admin:index",
+        "api_docs": "docs",
+        "health": "health",
+    }
+    return JsonResponse({"status": "success", **{name: reverse(url) for name, url in links.items()}})
