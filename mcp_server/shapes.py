@@ -6,6 +6,9 @@ value gets the REST API's message; the SDK only passes them through.
 
 from typing import Annotated, Any, NotRequired, TypedDict
 
+from jsonschema import Draft202012Validator
+from mcp.server.mcpserver.exceptions import ToolError
+from mcp.server.mcpserver.tools import Tool
 from mcp.types import ToolAnnotations
 from pydantic import WithJsonSchema
 
@@ -22,6 +25,36 @@ def spec_arg(spec, name, description, partial=False):
     field's own schema (without its defaults when the tool, like PATCH, changes only what is given)."""
     schema = body_schema(spec, partial)["properties"][name]
     return arg(description, **{key: value for key, value in schema.items() if key != "description"})
+
+
+SCHEMA_RULES = {"additionalProperties", "required", "type"}
+
+
+class StrictTool(Tool):
+    """A tool whose arguments follow its advertised schema: no argument it does not take
+    (`additionalProperties: false`), the required ones given, each of the type it advertises; a
+    call breaking that is refused naming the argument before the tool runs (the SDK's own check
+    ignores unknown arguments and takes any value). Numbers, ranges and choices are checked by the
+    REST specs, with their messages."""
+
+    def model_post_init(self, context):
+        super().model_post_init(context)
+        self.parameters["additionalProperties"] = False
+
+    async def run(self, arguments, context, convert_result=False):
+        given = {name: value for name, value in (arguments or {}).items() if value is not None}
+        errors = [
+            error
+            for error in Draft202012Validator(self.parameters).iter_errors(given)
+            if error.validator in SCHEMA_RULES
+            and len(error.absolute_path) <= 1
+            and (error.validator != "type" or error.validator_value == "string")
+        ]
+        if errors:
+            error = min(errors, key=lambda found: (list(found.absolute_path), found.validator))
+            where = ".".join(str(part) for part in error.absolute_path)
+            raise ToolError(f"{self.name}: {f'{where}: ' if where else ''}{error.message[:300]}")
+        return await super().run(arguments, context, convert_result)
 
 
 def annotations(title, read_only=False, destructive=False, idempotent=True):

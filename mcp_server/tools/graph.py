@@ -7,14 +7,13 @@ anything is written. The rest is POST /associate's validation and writing.
 
 from typing import Annotated
 
-from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 
 from graph.api import specs
 from graph.api.views import associate_batch, associate_one
 from graph.models import AUTHORABLE_RELATIONS
 from mcp_server.calls import run
-from mcp_server.shapes import AssociateAnswer, annotations, arg
+from mcp_server.shapes import AssociateAnswer, StrictTool, annotations, arg
 from memsite.api.specs import validate
 from memsite.errors import Invalid
 from memsite.validation import is_finite_within, is_number
@@ -126,4 +125,4 @@ async def associate_memories(
     return await run(lambda user: _associate(user, pair, properties, associations))
 
 
-TOOLS = [Tool.from_function(associate_memories, annotations=annotations("Associate memories"))]
+TOOLS = [StrictTool.from_function(associate_memories, annotations=annotations("Associate memories"))]

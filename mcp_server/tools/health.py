@@ -2,11 +2,10 @@
 
 from typing import Annotated
 
-from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 
 from mcp_server.calls import run
-from mcp_server.shapes import HealthAnswer, annotations
+from mcp_server.shapes import HealthAnswer, StrictTool, annotations
 from memsite.health import service_health
 
 
@@ -21,4 +20,4 @@ async def check_health() -> Annotated[CallToolResult, HealthAnswer]:
     return await run(work)
 
 
-TOOLS = [Tool.from_function(check_health, annotations=annotations("Check health", read_only=True))]
+TOOLS = [StrictTool.from_function(check_health, annotations=annotations("Check health", read_only=True))]

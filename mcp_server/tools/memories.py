@@ -2,7 +2,6 @@
 
 from typing import Annotated
 
-from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 
 from mcp_server.calls import run
@@ -14,6 +13,7 @@ from mcp_server.shapes import (
     MemoryId,
     RecallAnswer,
     StoreAnswer,
+    StrictTool,
     annotations,
     arg,
     spec_arg,
@@ -299,12 +299,12 @@ async def search_by_tag(
 
 
 TOOLS = [
-    Tool.from_function(store_memory, annotations=annotations("Store a memory")),
-    Tool.from_function(recall_memory, annotations=annotations("Recall memories", read_only=True)),
-    Tool.from_function(get_memory, annotations=annotations("Get a memory", read_only=True)),
-    Tool.from_function(update_memory, annotations=annotations("Update a memory", destructive=True)),
-    Tool.from_function(delete_memory, annotations=annotations("Delete a memory", destructive=True)),
-    Tool.from_function(archive_memory, annotations=annotations("Archive a memory")),
-    Tool.from_function(restore_memory, annotations=annotations("Restore a memory")),
-    Tool.from_function(search_by_tag, annotations=annotations("Search by tag", read_only=True)),
+    StrictTool.from_function(store_memory, annotations=annotations("Store a memory")),
+    StrictTool.from_function(recall_memory, annotations=annotations("Recall memories", read_only=True)),
+    StrictTool.from_function(get_memory, annotations=annotations("Get a memory", read_only=True)),
+    StrictTool.from_function(update_memory, annotations=annotations("Update a memory", destructive=True)),
+    StrictTool.from_function(delete_memory, annotations=annotations("Delete a memory", destructive=True)),
+    StrictTool.from_function(archive_memory, annotations=annotations("Archive a memory")),
+    StrictTool.from_function(restore_memory, annotations=annotations("Restore a memory")),
+    StrictTool.from_function(search_by_tag, annotations=annotations("Search by tag", read_only=True)),
 ]

@@ -2,7 +2,6 @@
 
 from typing import Annotated
 
-from mcp.server.mcpserver.tools import Tool
 from mcp.types import CallToolResult
 from rest_framework.exceptions import ValidationError
 
@@ -13,6 +12,7 @@ from mcp_server.shapes import (
     MemoryId,
     MemoryQualityAnswer,
     ReportAnswer,
+    StrictTool,
     annotations,
     arg,
     spec_arg,
@@ -121,10 +121,12 @@ async def resolve_inconsistency(
 
 
 TOOLS = [
-    Tool.from_function(memory_quality, annotations=annotations("Memory quality", read_only=True)),
-    Tool.from_function(quality_report, annotations=annotations("Quality report", read_only=True)),
-    Tool.from_function(list_inconsistencies, annotations=annotations("List inconsistencies", read_only=True)),
-    Tool.from_function(
+    StrictTool.from_function(memory_quality, annotations=annotations("Memory quality", read_only=True)),
+    StrictTool.from_function(quality_report, annotations=annotations("Quality report", read_only=True)),
+    StrictTool.from_function(
+        list_inconsistencies, annotations=annotations("List inconsistencies", read_only=True)
+    ),
+    StrictTool.from_function(
         resolve_inconsistency,
         annotations=annotations("Resolve an inconsistency", destructive=True, idempotent=False),
     ),

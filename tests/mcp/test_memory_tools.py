@@ -102,6 +102,7 @@ def test_recall_memory_takes_time_query_and_sort_as_the_rest_api_does(alice, ali
         ("recall_memory", {"query": "deploys branch", "sort": "time_asc"}),
         ("recall_memory", {"query": "deploys", "time_query": "the other day"}),
     )
+
     def ids(answer):
         return [result["id"] for result in answer.structured_content["results"]]
 
@@ -153,3 +154,20 @@ def test_store_memory_refuses_a_310_digit_integer_naming_metadata(alice, alice_t
     assert result.structured_content["code"] == 400
     assert result.content[0].text == "'metadata' must not contain numbers beyond ±1.8e+308"
     assert not Memory.objects.exists()
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (
+            {"query": "x", "bogus": 1},
+            "recall_memory: Additional properties are not allowed ('bogus' was unexpected)",
+        ),
+        ({"query": ["a"]}, "recall_memory: query: ['a'] is not of type 'string'"),
+    ],
+)
+def test_recall_memory_refuses_arguments_outside_its_schema(alice_token, arguments, message):
+    result = call(alice_token, "recall_memory", arguments)
+
+    assert result.is_error
+    assert message in result.content[0].text

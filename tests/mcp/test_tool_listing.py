@@ -90,3 +90,7 @@ def test_associate_memories_advertises_the_seed_output_schema(tools):
 def test_recall_memory_takes_every_recall_parameter(tools):
     advertised = set(tools["recall_memory"].input_schema["properties"])
     assert advertised == set(body_schema(RECALL_FIELDS)["properties"])
+
+
+def test_every_tool_advertises_that_it_takes_no_other_arguments(tools):
+    assert all(tool.input_schema["additionalProperties"] is False for tool in tools.values())
