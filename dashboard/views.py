@@ -204,8 +204,11 @@ def recall_explorer(request):
     context = {"nav": "recall", "form": form, "memory_types": MemoryType.choices}
     if form.is_valid():
         owner = form.cleaned_data["owner"]
+        params = request.GET.copy()
+        for name in form.fields:  # the explorer's own fields; the rest is the recall's
+            params.pop(name, None)
         try:
-            options = recall_options(request.GET)
+            options = recall_options(params)
         except DomainError as error:
             context["error"] = error.message
         else:
