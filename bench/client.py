@@ -159,10 +159,8 @@ def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
     command = [
         str(Path(sys.executable).parent / "gunicorn"),
         "memsite.asgi:application",
-        "--worker-class",
-        "uvicorn_worker.UvicornWorker",
-        "--bind",
-        f"127.0.0.1:{port}",
+        "--config",
+        "python:memsite.gunicorn_conf",
         "--workers",
         str(workers),
         "--timeout",
@@ -170,7 +168,8 @@ def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
         "--log-level",
         "warning",
     ]
-    process = subprocess.Popen(command, cwd=ROOT, env=server_environment(database_url, extra_env))
+    environment = server_environment(database_url, {"MEMSITE_BIND": "127.0.0.1", "MEMSITE_PORT": str(port)})
+    process = subprocess.Popen(command, cwd=ROOT, env={**environment, **(extra_env or {})})
     try:
         client = Client(f"http://127.0.0.1:{port}")
         deadline = time.monotonic() + 120

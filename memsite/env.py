@@ -4,6 +4,7 @@ Each reader raises ImproperlyConfigured naming the variable and its valid range,
 stops the service at start-up instead of being silently replaced.
 """
 
+import ipaddress
 import os
 
 from croniter import croniter
@@ -83,3 +84,30 @@ def env_cron(name, default):
             f"or empty for off (got {raw!r})"
         )
     return value
+
+
+def env_networks(name):
+    """A comma-separated list of IP networks in CIDR notation (a bare address is a /32 or /128)."""
+    networks = []
+    for item in env_list(name, []):
+        try:
+            networks.append(ipaddress.ip_network(item, strict=False))
+        except ValueError:
+            raise ImproperlyConfigured(
+                f"{name} must be a comma-separated list of IP networks such as 10.0.0.0/8 or "
+                f"192.0.2.7 (got {item!r})"
+            ) from None
+    return networks
+
+
+def env_address(name, default):
+    """An IPv4 or IPv6 address to listen on."""
+    raw = os.environ.get(name)
+    if raw is None or raw.strip() == "":
+        return default
+    try:
+        return str(ipaddress.ip_address(raw.strip()))
+    except ValueError:
+        raise ImproperlyConfigured(
+            f"{name} must be an IPv4 or IPv6 address such as 127.0.0.1, 0.0.0.0 or :: (got {raw!r})"
+        ) from None

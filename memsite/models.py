@@ -50,24 +50,26 @@ class ApiToken(models.Model):
         return token if token.user.is_active else None
 
 
-class RateCounter(models.Model):
-    """Requests one client made in one fixed window, counted by a single upsert (api/throttling.py)."""
+class RateBucket(models.Model):
+    """One client's request allowance (GCRA), kept by a single upsert (api/throttling.py).
+
+    The table is UNLOGGED (migration 0007): counting a request writes no WAL to flush, and a
+    crash of PostgreSQL empties it, giving every client a fresh allowance.
+    """
 
     scope = models.CharField(max_length=20)
     ident = models.CharField(max_length=200)
-    window = models.BigIntegerField(help_text="window start, in seconds since the epoch")
-    count = models.PositiveIntegerField(default=0)
+    tat = models.FloatField(help_text="theoretical arrival time of the next request, epoch seconds")
+    allowed = models.BooleanField(default=True, help_text="whether the last request was let through")
 
     class Meta:
-        constraints = [
-            models.UniqueConstraint(
-                fields=["scope", "ident", "window"], name="ratecounter_scope_ident_window"
-            ),
-        ]
-        indexes = [models.Index(fields=["window"], name="ratecounter_window")]
+        constraints = [models.UniqueConstraint(fields=["scope", "ident"], name="ratebucket_scope_ident")]
+        indexes = [models.Index(fields=["tat"], name="ratebucket_tat")]
 
     def __str__(self):
-        return f"{self.scope} {self.ident} @{self.window}: {self.count}"
+        return f"{self.scope} {self.ident} until {self.tat}"
+
+
 class JobOutcome(models.Model):
     """One attempt of a background job: how long it ran and, when it failed, why.
 

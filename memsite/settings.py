@@ -8,12 +8,14 @@ import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
 
 from memsite.env import (
+    env_address,
     env_bool,
     env_choice,
     env_cron,
     env_float,
     env_int,
     env_list,
+    env_networks,
     env_optional_float,
     env_str,
 )
@@ -36,6 +38,11 @@ def _secret_key():
 
 SECRET_KEY = _secret_key()
 DEBUG = env_bool("DEBUG", False)
+# Where `make run` serves the web process (gunicorn reads these through memsite/gunicorn_conf.py).
+WEB_BIND = env_address("MEMSITE_BIND", "127.0.0.1")
+WEB_PORT = env_int("MEMSITE_PORT", 8000, 1, 65535)
+# Proxies whose X-Forwarded-For is believed (memsite/addresses.py); none by default.
+TRUSTED_PROXIES = env_networks("MEMSITE_TRUSTED_PROXIES")
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", ["127.0.0.1", "localhost"])
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS", [])
 
@@ -180,6 +187,7 @@ AXES_FAILURE_LIMIT = env_int("MEMSITE_LOGIN_FAILURE_LIMIT", 5, 1, 1000)
 AXES_COOLOFF_TIME = timedelta(minutes=env_int("MEMSITE_LOGIN_LOCKOUT_MINUTES", 15, 1, 10080))
 AXES_LOCKOUT_PARAMETERS = [["username", "ip_address"]]
 AXES_RESET_ON_SUCCESS = True
+AXES_CLIENT_IP_CALLABLE = "memsite.addresses.client_address"
 LOGIN_URL = "/accounts/login/"
 LOGIN_REDIRECT_URL = "/dashboard/"
 LOGOUT_REDIRECT_URL = "/accounts/login/"

@@ -4,8 +4,7 @@ from tqdm import tqdm
 
 from dashboard import demo
 from memories.models import Memory
-
-DASHBOARD_HINT = "Dashboard: http://127.0.0.1:8000/dashboard/ (staff sign-in, e.g. demo / demo)."
+from memsite.addresses import web_address
 
 
 class Command(BaseCommand):
@@ -32,7 +31,7 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{user} already has {existing} memories: demo data not added (use --reset to replace them)."
             )
-            self.stdout.write(DASHBOARD_HINT)
+            self.stdout.write(f"Dashboard: {web_address()}/dashboard/ (staff sign-in, e.g. demo / demo).")
             return
         if existing:
             self.stdout.write(f"Removing {existing} memories of {user}...")
@@ -53,4 +52,4 @@ class Command(BaseCommand):
                 f"findings: {findings}; consolidation runs: {len(result.runs)}."
             )
         )
-        self.stdout.write(DASHBOARD_HINT)
+        self.stdout.write(f"Dashboard: {web_address()}/dashboard/ (staff sign-in, e.g. demo / demo).")

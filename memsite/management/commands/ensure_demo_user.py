@@ -1,6 +1,7 @@
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand
 
+from memsite.addresses import web_address
 from memsite.models import ApiToken
 
 
@@ -16,10 +17,11 @@ class Command(BaseCommand):
             user.save()
         ApiToken.objects.filter(user=user, name="demo").delete()
         _, plain = ApiToken.issue(user, "demo")
+        address = web_address()
         self.stdout.write(
-            "\nmemsite is starting on http://127.0.0.1:8000\n"
+            f"\nmemsite is starting on {address}\n"
             "  dashboard and admin: sign in as demo / demo"
             f"{' (created now)' if created else ''}\n"
             f"  API token for demo:  {plain}\n"
-            f'  try: curl -H "Authorization: Bearer {plain}" http://127.0.0.1:8000/recall?query=hello\n'
+            f'  try: curl -H "Authorization: Bearer {plain}" {address}/recall?query=hello\n'
         )
