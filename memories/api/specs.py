@@ -5,6 +5,10 @@ Each reader takes the decoded JSON value and returns the clean Python value, or 
 what the OpenAPI document shows (memsite.api.specs). Anything a client can send ends as a 4xx.
 """
 
+import json
+
+from django.conf import settings
+
 from memories.models import MemoryType
 from memsite.api.specs import TIMESTAMP, Field, Rule, body_schema, described, strict, with_readers
 from memsite.errors import Invalid
@@ -87,7 +91,14 @@ def parse_metadata(value):
         return {}
     if not isinstance(value, dict):
         raise Invalid("'metadata' must be an object")
-    return check_json_value(value, "metadata")
+    check_json_value(value, "metadata")
+    size = len(json.dumps(value, ensure_ascii=False, separators=(",", ":")).encode())
+    if size > settings.MAX_METADATA_BYTES:
+        raise Invalid(
+            f"'metadata' is {size} bytes of JSON; at most {settings.MAX_METADATA_BYTES} "
+            "(MEMSITE_MAX_METADATA_BYTES)"
+        )
+    return value
 
 
 def parse_type(value):
@@ -305,7 +316,7 @@ REEMBED = strict(
                 "description": "The memories to re-embed (any owner); wins over `all`.",
             },
         ),
-        Field("all", lambda value: value is True, {"type": "boolean", "default": False}),
+        Field("all", lambda value: parse_flag(value, "all"), {"type": "boolean", "default": False}),
         Rule(require_ids_or_all),
     )
 )

@@ -31,7 +31,12 @@ NO_BOOST = "Memory has no quality boost to reset"
 
 
 class ConsolidationRunSerializer(serializers.ModelSerializer):
-    started_by = serializers.SlugRelatedField(slug_field="username", read_only=True)
+    started_by = serializers.SlugRelatedField(
+        slug_field="username",
+        read_only=True,
+        allow_null=True,
+        help_text="Who asked for the run; null for the schedule, `manage.py consolidate` or a deleted user.",
+    )
     duration_ms = serializers.SerializerMethodField()
     progress = serializers.SerializerMethodField()
     phases = serializers.SerializerMethodField()

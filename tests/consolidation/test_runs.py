@@ -228,3 +228,12 @@ def test_a_failing_phase_marks_the_run_failed_and_releases_the_lock(monkeypatch,
     assert Memory.objects.filter(quality_boost_applied=True).count() == 1
     monkeypatch.setattr(engine, "PHASES", phases)
     assert run_consolidation(dry_run=True).status == "succeeded"
+
+
+def test_a_run_from_the_command_line_answers_a_null_started_by_the_schema_allows(staff_client, anon_client):
+    call_command("consolidate")
+    run = staff_client.get("/api/consolidation/runs").json()["runs"][0]
+    schema = anon_client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json").json()
+
+    assert run["started_by"] is None
+    assert schema["components"]["schemas"]["ConsolidationRun"]["properties"]["started_by"]["nullable"] is True

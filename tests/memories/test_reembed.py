@@ -73,6 +73,15 @@ def test_reembed_endpoint_validation(staff_client, body, message):
     assert response.json()["message"] == message
 
 
+@pytest.mark.parametrize("flag", [{}, [], 0, 1, -0.0, "no", "false", "yes", "true"])
+def test_reembed_all_takes_only_json_true(staff_client, scrambled, flag):
+    response = staff_client.post("/admin/reembed", {"all": flag}, format="json")
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "'all' must be a boolean"
+    assert Memory.objects.get(pk=scrambled).embedding[0] == 1.0
+
+
 def test_embeddings_are_normalized_384_floats():
     vector = np.array(embeddings.embed("hello"))
     assert vector.shape == (384,)

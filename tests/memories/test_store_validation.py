@@ -97,6 +97,38 @@ def test_deeply_nested_metadata_is_a_400(alice_client):
     assert error(response) == (400, "'metadata' is nested too deeply (at most 10 levels)")
 
 
+def test_metadata_over_the_byte_limit_is_a_400_naming_it_and_stores_nothing(alice_client, settings):
+    settings.MAX_METADATA_BYTES = 1000
+    response = alice_client.post("/memory", {"content": "ok", "metadata": {"y": "é" * 600}}, format="json")
+
+    assert error(response) == (
+        400,
+        "'metadata' is 1208 bytes of JSON; at most 1000 (MEMSITE_MAX_METADATA_BYTES)",
+    )
+    assert not Memory.objects.exists()
+
+
+def test_a_five_megabyte_metadata_string_is_refused_by_default(alice_client, settings):
+    settings.MAX_REQUEST_BYTES = 10 * 1024 * 1024
+    body = {"content": "ok", "metadata": {"y": "x" * 4_900_000}}
+    response = alice_client.post("/memory", body, format="json")
+
+    assert response.status_code == 400
+    assert "MEMSITE_MAX_METADATA_BYTES" in response.json()["message"]
+    assert not Memory.objects.exists()
+
+
+def test_patching_metadata_over_the_byte_limit_is_a_400_and_changes_nothing(alice_client, settings):
+    settings.MAX_METADATA_BYTES = 100
+    memory_id = alice_client.post("/memory", {"content": "ok", "metadata": {"a": 1}}, format="json").json()[
+        "memory_id"
+    ]
+    response = alice_client.patch(f"/memory/{memory_id}", {"metadata": {"y": "x" * 200}}, format="json")
+
+    assert response.status_code == 400
+    assert Memory.objects.get(pk=memory_id).metadata == {"a": 1}
+
+
 def test_pathologically_nested_json_is_a_4xx(alice_client):
     raw = '{"content": "ok", "metadata": ' + "[" * 100_000 + "]" * 100_000 + "}"
     response = alice_client.post("/memory", raw, content_type="application/json")
