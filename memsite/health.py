@@ -10,9 +10,9 @@ from memsite import jobs, replicas
 def service_health():
     """The health report; `status` is "ok", "degraded" or "unavailable".
 
-    "unavailable": the database cannot be reached. "degraded": pgvector or AGE is missing, or jobs
-    wait and no worker has sent a heartbeat for MEMSITE_WORKER_STALE_SECONDS (requests are still
-    served, only background work is stuck), or a read replica is skipped: down, not a standby,
+    "unavailable": the database cannot be reached. "degraded": pgvector or AGE is missing, or no
+    worker has sent a heartbeat for MEMSITE_WORKER_STALE_SECONDS (requests are still served, only
+    background work is stuck), or a read replica is skipped: down, not a standby,
     or lagging more than MEMSITE_REPLICA_MAX_LAG_SECONDS (its reads go to the primary). Each
     replica's state is the one its last check measured (at most MEMSITE_REPLICA_CHECK_SECONDS
     old). `serving` says whether requests can be answered.

@@ -98,7 +98,9 @@ def defer_unless_waiting(task):
 
 
 def queue_health():
-    """Jobs waiting to start, and seconds since the last worker heartbeat (None: no worker)."""
+    """Jobs waiting to start, seconds since the last worker heartbeat (None: no worker), and
+    whether background work is stuck: no worker has sent a heartbeat for MEMSITE_WORKER_STALE_SECONDS
+    (a missing worker is reported whether or not jobs wait yet: the schedules need one)."""
     with connection.cursor() as cursor:
         cursor.execute(WAITING_SQL)
         (waiting,) = cursor.fetchone()
@@ -106,7 +108,7 @@ def queue_health():
         (age,) = cursor.fetchone()
     heartbeat_age = None if age is None else round(float(age), 1)
     stale = heartbeat_age is None or heartbeat_age > settings.WORKER_STALE_SECONDS
-    return {"waiting": waiting, "heartbeat_age_seconds": heartbeat_age, "stalled": bool(waiting) and stale}
+    return {"waiting": waiting, "heartbeat_age_seconds": heartbeat_age, "stalled": stale}
 
 
 def job_for_user(user, job_id):

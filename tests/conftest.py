@@ -48,6 +48,13 @@ def at_once(calls):
     return [results[0] if results else None for _, results in started]
 
 
+@pytest.fixture
+def live_worker():
+    """A worker heartbeat seconds ago, as a running `manage.py worker` sends (without running one)."""
+    with connection.cursor() as cursor:
+        cursor.execute("INSERT INTO procrastinate_workers (last_heartbeat) VALUES (now() - interval '2 s')")
+
+
 def client_for(user):
     _, plain = ApiToken.issue(user)
     client = APIClient()

@@ -17,10 +17,27 @@ def heartbeat(seconds_ago):
         )
 
 
-def test_health_is_ok_with_an_empty_queue_and_no_worker(anon_client):
+def test_health_is_degraded_with_an_empty_queue_and_no_worker(anon_client):
+    response = anon_client.get("/health")
+    assert response.status_code == 200
+    body = response.json()
+    assert body["status"] == "degraded"
+    assert body["queue"] == {"waiting": 0, "heartbeat_age_seconds": None}
+
+
+def test_health_is_degraded_when_the_only_worker_stopped_sending_heartbeats(anon_client, settings):
+    settings.WORKER_STALE_SECONDS = 60
+    heartbeat(seconds_ago=90)
+    body = anon_client.get("/health").json()
+    assert body["status"] == "degraded"
+    assert body["queue"]["waiting"] == 0
+
+
+def test_health_is_ok_with_an_empty_queue_and_a_live_worker(anon_client):
+    heartbeat(seconds_ago=3)
     body = anon_client.get("/health").json()
     assert body["status"] == "ok"
-    assert body["queue"] == {"waiting": 0, "heartbeat_age_seconds": None}
+    assert body["queue"]["waiting"] == 0
 
 
 def test_health_is_degraded_when_jobs_wait_and_no_worker_was_seen(anon_client, alice):

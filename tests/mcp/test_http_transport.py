@@ -62,7 +62,7 @@ def test_mcp_refuses_a_foreign_host(alice_token):
     assert response.status_code == 421
 
 
-def test_sdk_client_works_over_streamable_http(alice_token):
+def test_sdk_client_works_over_streamable_http(alice_token, live_worker):
     result = call(alice_token, "check_health")
     assert not result.is_error
     assert result.structured_content["database"] == "ok"
@@ -77,7 +77,7 @@ def django_get(path, headers=None):
     return anyio.run(main)
 
 
-def test_django_pages_admin_static_and_rest_are_served_beside_mcp(alice_token):
+def test_django_pages_admin_static_and_rest_are_served_beside_mcp(alice_token, live_worker):
     assert django_get("/health").json()["status"] == "ok"
     assert django_get("/admin/login/").status_code == 200
     assert django_get("/accounts/login/").status_code == 200

@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.django_db
-def test_health_reports_database_pgvector_and_age(anon_client):
+def test_health_reports_database_pgvector_and_age(anon_client, live_worker):
     response = anon_client.get("/health")
     assert response.status_code == 200
     body = response.json()
