@@ -29,6 +29,7 @@ logger = logging.getLogger("quality.consolidation")
 
 # pg_try_advisory_lock key shared by every process: "memsite" + 1 as a signed 64-bit integer.
 LOCK_KEY = int.from_bytes(b"memsite\x01", "big", signed=True)
+QUEUE_LOCK_KEY = int.from_bytes(b"memsite\x02", "big", signed=True)
 BUSY_MESSAGE = "A consolidation run is already in progress"
 # Memory for the phases' sorts and hashes (connection counts aggregate every association twice);
 # no JIT: compiling the phases' wide expressions costs more than it saves.
@@ -128,14 +129,16 @@ def exclusive_run():
 ABANDONED_MESSAGE = "Interrupted: the process running it ended before it finished"
 
 
-def _fail_abandoned_runs():
+def _fail_abandoned_runs(keep=None):
     """Mark every run still 'running' as failed; only call while holding the lock.
 
     The lock is a session lock, so it ends with the process that held it: while it is free (or
     held by the caller) no run can be in progress, and a run recorded as running was abandoned
     (its process was killed, or its server lost power). Its committed phases stay applied.
+    `keep` is the run the caller's job is running again (its job was retried): it is not failed.
     """
-    return ConsolidationRun.objects.filter(status=ConsolidationRun.Status.RUNNING).update(
+    abandoned = ConsolidationRun.objects.filter(status=ConsolidationRun.Status.RUNNING).exclude(pk=keep)
+    return abandoned.update(
         status=ConsolidationRun.Status.FAILED, error=ABANDONED_MESSAGE, finished_at=timezone.now()
     )
 
@@ -215,10 +218,14 @@ def queue_consolidation(dry_run=True, started_by=None):
 
     from quality.tasks import consolidate
 
-    if _is_running():
-        raise ConsolidationBusy(BUSY_MESSAGE)
     try:
         with transaction.atomic():
+            # Requests queue one at a time: of simultaneous requests one wins, the rest see its run.
+            with connection.cursor() as cursor:
+                cursor.execute("SELECT pg_advisory_xact_lock(%s)", [QUEUE_LOCK_KEY])
+            waiting = ConsolidationRun.objects.filter(status=ConsolidationRun.Status.QUEUED).exists()
+            if waiting or _is_running():
+                raise ConsolidationBusy(BUSY_MESSAGE)
             run = ConsolidationRun.objects.create(
                 status=ConsolidationRun.Status.QUEUED,
                 dry_run=dry_run,
@@ -238,6 +245,8 @@ def _start(run_id, dry_run, started_by):
             dry_run=dry_run, started_by=started_by, parameters=current_parameters(), phase=PHASES[0][0]
         )
     run = ConsolidationRun.objects.get(pk=run_id)
+    if run.status not in (ConsolidationRun.Status.QUEUED, ConsolidationRun.Status.RUNNING):
+        return run  # recorded as finished (failed when interrupted): that record stays the truth
     run.status, run.started_at, run.finished_at = ConsolidationRun.Status.RUNNING, timezone.now(), None
     run.phase, run.phases, run.error = PHASES[0][0], {}, ""
     run.parameters = current_parameters()
@@ -254,8 +263,10 @@ def run_consolidation(dry_run=True, started_by=None, on_phase=None, run_id=None)
     `dry_run` and `started_by` apply); a run again after its worker died starts over.
     """
     with exclusive_run():
-        _fail_abandoned_runs()
+        _fail_abandoned_runs(keep=run_id)
         run = _start(run_id, dry_run, started_by)
+        if run.finished_at is not None:
+            return run
         progress = _RunProgress(run)
         try:
             _run_phases(run, progress, on_phase)
