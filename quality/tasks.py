@@ -17,6 +17,7 @@ from memsite.jobs import TRANSIENT_RETRY
 from quality import supersession
 from quality.consolidation import ConsolidationBusy, run_consolidation
 from quality.detection import detect_inconsistencies as detect
+from quality.every_owner import detect_for_every_owner
 from quality.metrics import evaluate_memories
 from quality.models import ConsolidationRun, Trigger
 
@@ -55,14 +56,21 @@ def scheduled_consolidation(timestamp):
 
 @app.task(queue="maintenance", lock="detection", retry=TRANSIENT_RETRY)
 def detect_inconsistencies(owner_id=None):
-    """Detect inconsistencies of one owner's memories, or of everyone's when `owner_id` is None."""
+    """Detect inconsistencies of one owner's memories, or of everyone's (owner by owner) when None."""
+    if owner_id is None:
+        return _every_owner()
     return detect(_owner(owner_id)).as_dict()
 
 
 @app.task(queue="maintenance", lock="detection", queueing_lock="scheduled-detection")
 def scheduled_detection(timestamp):
-    """The nightly detection over every owner (MEMSITE_DETECTION_CRON)."""
-    return detect(None).as_dict()
+    """The nightly detection over every owner (MEMSITE_DETECTION_CRON), owner by owner."""
+    return _every_owner()
+
+
+def _every_owner():
+    result, failed = detect_for_every_owner()
+    return {**result.as_dict(), "failed": failed}
 
 
 @app.task(queue="enrichment", retry=TRANSIENT_RETRY, name="quality.propose_supersessions")
