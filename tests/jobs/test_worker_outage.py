@@ -11,17 +11,13 @@ import pytest
 from django.db import connection
 from procrastinate.contrib.django.models import ProcrastinateJob
 
-from memsite import jobs
+from memsite import embedded_db, jobs
 from quality import tasks
 
 ROOT = Path(__file__).resolve().parents[2]
 WAIT_SECONDS = 120
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-
-def embedded_db(command):
-    subprocess.run([sys.executable, "-m", "memsite.embedded_db", command], cwd=ROOT, check=True)
 
 
 def memsite_worker():
@@ -68,9 +64,9 @@ def test_a_worker_runs_jobs_again_after_postgresql_stops_for_five_seconds(alice)
     try:
         wait_for(lambda: live_workers() == 1, "the worker never sent a heartbeat")
         connection.close()
-        embedded_db("stop")
+        embedded_db.PRIMARY.stop()  # the primary only: a streaming replica reconnects by itself
         time.sleep(5)
-        embedded_db("start")
+        embedded_db.PRIMARY.launch()
         job_id = None
 
         def queued():
