@@ -2,6 +2,7 @@
 
     .venv/bin/python -m bench.faults restart [--clients 4] [--before 8] [--after 20]
     .venv/bin/python -m bench.faults kill-consolidation [--memories 20000]
+    .venv/bin/python -m bench.faults outage-under-worker [--outage 5]
 
 `restart` serves memsite as `make run` does (gunicorn, 2 uvicorn workers) and lets clients
 store and recall while `pg_ctl restart -m fast` runs on the embedded PostgreSQL (the one of this
@@ -13,6 +14,10 @@ succeeded again, and whether every store acknowledged with 2xx is in the table a
 soon as its run record shows the relevance phase in progress. It reports the lock (free?), the
 run record after the next read of the runs (failed, not running), whether the killed phase left
 anything half-applied, and the status of the next run.
+
+`outage-under-worker` runs `manage.py worker` (as `make run` does), stops the embedded PostgreSQL
+for `--outage` seconds, starts it again, and reports whether the worker process survived, how long
+after the database was back its heartbeat resumed and a job queued then succeeded.
 """
 
 import argparse
@@ -231,9 +236,82 @@ def kill_consolidation(args):
     }
 
 
+def _seconds_until(condition, deadline_seconds=300):
+    started = time.monotonic()
+    while time.monotonic() - started < deadline_seconds:
+        try:
+            if condition():
+                return round(time.monotonic() - started, 2)
+        except psycopg.OperationalError:
+            pass
+        time.sleep(0.1)
+    return None
+
+
+def outage_under_worker(args):
+    ensure_database(args.database_url, fresh=True)
+    env = server_environment(
+        args.database_url, {"MEMSITE_CONSOLIDATION_CRON": "", "MEMSITE_DETECTION_CRON": ""}
+    )
+    worker = subprocess.Popen(
+        [sys.executable, "manage.py", "worker"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+    def fresh_heartbeat():
+        with psycopg.connect(args.database_url, connect_timeout=2) as conn:
+            return conn.execute(
+                "SELECT count(*) FROM procrastinate_workers WHERE last_heartbeat > now() - interval '3 s'"
+            ).fetchone()[0]
+
+    try:
+        if _seconds_until(fresh_heartbeat) is None:
+            raise RuntimeError("the worker never sent a heartbeat")
+        log(f"stopping PostgreSQL for {args.outage} s")
+        embedded_db.PRIMARY.stop()
+        time.sleep(args.outage)
+        embedded_db.PRIMARY.launch()
+        heartbeat_seconds = _seconds_until(fresh_heartbeat)
+        queue = (
+            "from memsite import jobs; from quality import tasks; print(jobs.defer(tasks.evaluate_quality))"
+        )
+        shell = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", queue],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        job_id = int(shell.stdout.strip().splitlines()[-1])
+
+        def job_done():
+            with psycopg.connect(args.database_url) as conn:
+                status = conn.execute("SELECT status FROM procrastinate_jobs WHERE id = %s", [job_id])
+                return status.fetchone()[0] == "succeeded"
+
+        job_seconds = _seconds_until(job_done)
+        survived = worker.poll() is None
+    finally:
+        worker.send_signal(signal.SIGTERM)
+        worker.communicate(timeout=120)
+    return {
+        "benchmark": "fault_outage_under_worker",
+        "outage_seconds": args.outage,
+        "worker_survived": survived,
+        "heartbeat_back_after_database_seconds": heartbeat_seconds,
+        "job_queued_after_outage_done_seconds": job_seconds,
+        "worker_exit_status_on_sigterm": worker.returncode,
+        "ok": bool(survived and heartbeat_seconds is not None and job_seconds is not None),
+        "machine": machine(),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("fault", choices=["restart", "kill-consolidation"])
+    parser.add_argument("fault", choices=["restart", "kill-consolidation", "outage-under-worker"])
     parser.add_argument("--database-url", default=FAULTS_DATABASE_URL)
     parser.add_argument("--clients", type=int, default=4, help="restart: concurrent clients")
     parser.add_argument("--before", type=float, default=8, help="restart: seconds of load before it")
@@ -242,8 +320,14 @@ def main():
     parser.add_argument("--memories", type=int, default=20_000, help="kill-consolidation: memories seeded")
     parser.add_argument("--phase", default="relevance", help="kill-consolidation: phase to interrupt")
     parser.add_argument("--delay", type=float, default=0.2, help="kill-consolidation: seconds into the phase")
+    parser.add_argument("--outage", type=float, default=5, help="outage-under-worker: seconds stopped")
     args = parser.parse_args()
-    report = restart_under_load(args) if args.fault == "restart" else kill_consolidation(args)
+    scenarios = {
+        "restart": restart_under_load,
+        "kill-consolidation": kill_consolidation,
+        "outage-under-worker": outage_under_worker,
+    }
+    report = scenarios[args.fault](args)
     log(f"{report['benchmark']}: ok={report['ok']}")
     emit(report)
 
