@@ -20,6 +20,12 @@ class Invalid(DomainError):
     status = 400
 
 
+class Forbidden(DomainError):
+    """The caller may not do this (another owner's data without staff rights)."""
+
+    status = 403
+
+
 class NotFound(DomainError):
     """The object does not exist, or belongs to somebody else."""
 

@@ -7,7 +7,8 @@ from memsite.db import is_unreachable
 
 
 class RequestSizeLimitMiddleware:
-    """Answer bodies larger than MEMSITE_MAX_REQUEST_BYTES with 413 before anything reads them."""
+    """Answer bodies larger than MEMSITE_MAX_REQUEST_BYTES (or a path's own limit, such as
+    MEMSITE_IMPORT_MAX_BYTES for POST /import) with 413 before anything reads them."""
 
     def __init__(self, get_response):
         self.get_response = get_response
@@ -17,10 +18,9 @@ class RequestSizeLimitMiddleware:
             length = int(request.META.get("CONTENT_LENGTH") or 0)
         except ValueError:
             return envelope_response(400, "Invalid Content-Length header")
-        if length > settings.MAX_REQUEST_BYTES:
-            return envelope_response(
-                413, f"Request body exceeds the maximum of {settings.MAX_REQUEST_BYTES} bytes"
-            )
+        limit = settings.MAX_REQUEST_BYTES_BY_PATH.get(request.path, settings.MAX_REQUEST_BYTES)
+        if length > limit:
+            return envelope_response(413, f"Request body exceeds the maximum of {limit} bytes")
         return self.get_response(request)
 
 

@@ -123,6 +123,7 @@ INSTALLED_APPS = [
     "memories",
     "graph",
     "quality",
+    "portability",
     "dashboard",
     "mcp_server",
 ]
@@ -203,6 +204,9 @@ MAX_REQUEST_BYTES = env_int("MEMSITE_MAX_REQUEST_BYTES", 5 * 1024 * 1024, 1024, 
 DATA_UPLOAD_MAX_MEMORY_SIZE = MAX_REQUEST_BYTES
 # A memory's `metadata`, as compact UTF-8 JSON, is refused (400) above this many bytes.
 MAX_METADATA_BYTES = env_int("MEMSITE_MAX_METADATA_BYTES", 64 * 1024, 2, 100 * 1024 * 1024)
+# POST /import takes a whole file, so it has its own, larger limit.
+IMPORT_MAX_BYTES = env_int("MEMSITE_IMPORT_MAX_BYTES", 100 * 1024 * 1024, 1024, 4 * 1024 * 1024 * 1024)
+MAX_REQUEST_BYTES_BY_PATH = {"/import": IMPORT_MAX_BYTES}
 THROTTLE_USER_PER_MINUTE = env_int("MEMSITE_THROTTLE_USER_PER_MINUTE", 1200, 1, 1_000_000)
 THROTTLE_ANON_PER_MINUTE = env_int("MEMSITE_THROTTLE_ANON_PER_MINUTE", 120, 1, 1_000_000)
 

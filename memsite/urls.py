@@ -14,6 +14,7 @@ urlpatterns = [
     path("api/jobs/<int:job_id>", JobView.as_view(), name="job"),
     path("", include("memories.api.urls")),
     path("", include("graph.api.urls")),
+    path("", include("portability.api.urls")),
     path("api/", include("quality.api.urls")),
     path("dashboard/", include("dashboard.urls")),
     path("admin/", admin.site.urls),

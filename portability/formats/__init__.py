@@ -1,0 +1,11 @@
+"""The files an import reads, each turned into memsite's own lines (portability/records.py).
+
+A reader takes the path of the file and yields its lines in memsite's format, the header first:
+memsite's own file as it is, a peer's file converted record by record.
+"""
+
+from portability.formats import own
+
+FORMATS = {
+    "memsite": own.lines,
+}
