@@ -4,8 +4,9 @@ A reader takes the path of the file and yields its lines in memsite's format, th
 memsite's own file as it is, a peer's file converted record by record.
 """
 
-from portability.formats import own
+from portability.formats import mcp_memory_service, own
 
 FORMATS = {
     "memsite": own.lines,
+    "mcp-memory-service": mcp_memory_service.lines,
 }
