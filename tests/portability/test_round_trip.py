@@ -1,5 +1,9 @@
+import json
+from pathlib import Path
+
 import numpy as np
 import pytest
+from jsonschema import Draft202012Validator
 
 from graph.models import Association
 from memories import embeddings
@@ -116,3 +120,21 @@ def test_imported_records_remember_the_file_ids_they_came_from(alice, alice_data
 
     record = ImportedRecord.objects.get(owner=carol, kind="memory", source_id=str(alice_data["first"].pk))
     assert record.memory.content == "Alice deploys on Fridays."
+
+
+def test_every_exported_line_follows_the_documented_schema(alice, alice_data):
+    schema = json.loads((Path(__file__).parents[2] / "docs" / "export-format.schema.json").read_text())
+    validator = Draft202012Validator(schema, format_checker=Draft202012Validator.FORMAT_CHECKER)
+
+    found = records(exported(alice))
+
+    assert {record["kind"] for record in found} == {
+        "header",
+        "memory",
+        "association",
+        "finding",
+        "boost",
+        "assessment",
+    }
+    for record in found:
+        assert not list(validator.iter_errors(record)), record
