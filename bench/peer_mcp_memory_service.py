@@ -21,7 +21,13 @@ DAY = 86400
 MEMORIES = [
     ("The team deploys the API every Tuesday after the standup.", ["deploy", "process"], "note", {}, 90),
     ("Alice prefers dark mode in every editor.", ["preference", "alice"], "preference", {}, 80),
-    ("Decided to use PostgreSQL 17 for the billing service.", ["decision", "database"], "decision", {"ticket": "BIL-12"}, 75),
+    (
+        "Decided to use PostgreSQL 17 for the billing service.",
+        ["decision", "database"],
+        "decision",
+        {"ticket": "BIL-12"},
+        75,
+    ),
     ("The staging cluster lives in eu-west-1.", ["infrastructure"], "reference", {"region": "eu-west-1"}, 70),
     ("Bob is allergic to peanuts.", ["people", "bob"], "fact", {}, 65),
     ("Run `make test` before every push.", ["process", "testing"], "instruction", {}, 60),
@@ -32,16 +38,34 @@ MEMORIES = [
     ("Renamed the repository from api-core to platform-api.", ["change"], "note", {}, 35),
     ("Grafana dashboards are in the ops folder.", ["monitoring"], "reference", {}, 30),
     ("The coffee machine on floor 3 is broken again.", [], None, {}, 25),
-    ("Migrate the cron jobs to the job queue by June.", ["todo", "infrastructure"], "task", {"due": "June"}, 20),
+    (
+        "Migrate the cron jobs to the job queue by June.",
+        ["todo", "infrastructure"],
+        "task",
+        {"due": "June"},
+        20,
+    ),
     ("Dave works remotely from Lisbon.", ["people", "dave"], "fact", {"city": "Lisbon"}, 15),
     ("Emoji test: the release is 🚀 ready.", ["release"], "note", {}, 10),
     ("Chinese note: 部署在周二。", ["i18n"], "note", {"lang": "zh"}, 8),
-    ("The incident on May 3rd was caused by an expired TLS certificate.", ["incident", "tls"], "event", {}, 6),
+    (
+        "The incident on May 3rd was caused by an expired TLS certificate.",
+        ["incident", "tls"],
+        "event",
+        {},
+        6,
+    ),
     ("Prefer small pull requests of under 400 lines.", ["preference", "process"], "preference", {}, 4),
     ("Temporary note that will be deleted.", ["scratch"], "note", {}, 3),
-    ("The design doc for search v2 is in the wiki.", ["search", "docs"], "reference", {"link": "wiki/search-v2"}, 2),
+    (
+        "The design doc for search v2 is in the wiki.",
+        ["search", "docs"],
+        "reference",
+        {"link": "wiki/search-v2"},
+        2,
+    ),
     ("Backups run nightly at 02:00 UTC.", ["backup", "infrastructure"], "fact", {}, 1),
-]  # fmt: skip
+]
 
 
 async def main(path):
