@@ -94,6 +94,7 @@ def finding_record(finding):
         "memory2": None if finding.memory2_id is None else str(finding.memory2_id),
         "severity": finding.severity,
         "description": finding.description,
+        "details": finding.details,
         "status": finding.status,
         "resolution": finding.resolution,
         "detected_at": _time(finding.detected_at),

@@ -137,7 +137,11 @@ def read_association(record):
 
 def read_finding(record):
     memory2 = record.get("memory2")
+    details = record.get("details") or {}
+    if not isinstance(details, dict):
+        raise Invalid("'details' must be an object")
     return {
+        "details": check_json_value(details, "details"),
         "type": _choice(record, "type", set(Inconsistency.Type.values)),
         "memory1": record_id(record, "memory1"),
         "memory2": None if memory2 is None else record_id(record, "memory2"),

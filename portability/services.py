@@ -136,8 +136,9 @@ LOCK_MEMORIES_SQL = (
 
 FINDING_SQL = """
 INSERT INTO quality_inconsistency
-    (type, memory1_id, memory2_id, severity, description, status, resolution, detected_at, resolved_at)
-SELECT r.type, r.memory1_id, r.memory2_id, r.severity, r.description, r.status, r.resolution,
+    (type, memory1_id, memory2_id, severity, description, details, status, resolution, detected_at,
+     resolved_at)
+SELECT r.type, r.memory1_id, r.memory2_id, r.severity, r.description, r.details, r.status, r.resolution,
        coalesce(r.detected_at, now()), r.resolved_at
 FROM jsonb_populate_recordset(NULL::quality_inconsistency, %s::jsonb) r
 ON CONFLICT DO NOTHING
