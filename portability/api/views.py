@@ -6,7 +6,8 @@ import zlib
 
 from django.db import transaction
 from django.http import StreamingHttpResponse
-from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, inline_serializer
+from rest_framework import serializers
 from rest_framework.parsers import FileUploadParser, MultiPartParser
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -38,6 +39,9 @@ def _wants_gzip(request):
 
 
 class ExportView(APIView):
+    # 403: another owner's data without staff rights; 404: no user of that name.
+    error_statuses = {"GET": (403, 404)}
+
     @extend_schema(
         summary="Export memories as JSON Lines",
         description="Streams the caller's data (staff: any owner's) in memsite's format "
@@ -77,6 +81,7 @@ def _saved(request):
 
 
 class ImportView(APIView):
+    error_statuses = {"POST": (403, 404)}
     parser_classes = [MultiPartParser, FileUploadParser]
 
     @extend_schema(
@@ -115,6 +120,9 @@ class ImportDetailView(APIView):
         description="Where an import stands: lines done of all, imported, skipped, failed and the "
         "first 100 failures (line and reason). Your own imports only (staff: every import).",
         parameters=[OpenApiParameter("import_id", int, OpenApiParameter.PATH)],
+        responses=inline_serializer(
+            "ImportResponse", {"status": serializers.CharField(), "import": serializers.DictField()}
+        ),
     )
     def get(self, request, import_id):
         runs = (
