@@ -44,6 +44,8 @@ class InconsistencyAdmin(admin.ModelAdmin):
         "detected_at",
         "resolved_at",
         "resolved_by",
+        "note",
+        "reclassified_from",
     ]
 
     @admin.display(description="severity", ordering="severity")

@@ -24,7 +24,8 @@ Re-running is idempotent and keeps reviewers' decisions:
 - a resolved finding stays resolved, unless one of its memories changed (content or provenance)
   after the resolution and the condition still holds: then it is reopened;
 - an open finding the run no longer finds (content edited, memory archived, thresholds changed)
-  is resolved with resolution `no_longer_detected`, and reopens if a later run finds it again.
+  is resolved with resolution `no_longer_detected`, and reopens if a later run finds it again;
+  a finding a reviewer reclassified stays open while both memories are live.
 Memories whose open contradictions changed are re-evaluated, since consistency depends on them.
 
 With `changed_since`, detection is incremental: only the memories entered, edited or corroborated
@@ -276,6 +277,10 @@ stale AS (
     SET status = 'resolved', resolution = %(stale)s, resolved_at = now(), resolved_by_id = NULL
     FROM memories_memory m
     WHERE s.status = 'open' AND m.id = s.memory1_id
+      -- A reviewer's reclassification holds while both memories are live.
+      AND (s.reclassified_from = '' OR EXISTS (
+          SELECT 1 FROM memories_memory c WHERE c.id IN (s.memory1_id, s.memory2_id)
+            AND c.archived_at IS NOT NULL))
       AND (%(owner)s::integer IS NULL OR m.owner_id = %(owner)s)
       AND (%(since)s::timestamptz IS NULL OR EXISTS (
           SELECT 1 FROM memories_memory c WHERE c.id IN (s.memory1_id, s.memory2_id)

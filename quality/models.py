@@ -123,6 +123,13 @@ class Inconsistency(models.Model):
     resolved_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    note = models.TextField(blank=True, db_default="", help_text="the reviewer's note on the decision")
+    reclassified_from = models.CharField(
+        max_length=20,
+        blank=True,
+        db_default="",
+        help_text="the type detection gave the finding before a reviewer changed it",
+    )
 
     class Meta:
         ordering = ["-severity", "-detected_at"]

@@ -33,6 +33,7 @@ class Action:
 
 ARCHIVED_ELSEWHERE = "memory_archived"
 DISMISSED = "dismissed"
+RECLASSIFIED = "reclassified"
 LINK_STRENGTH = 0.5
 
 
@@ -72,12 +73,16 @@ def queue_detection(owner):
     return jobs.defer(tasks.detect_inconsistencies, owner_id=owner.pk)
 
 
-def _close(finding, status, resolution, user):
+RECLASSIFIABLE = {Inconsistency.Type.CONTRADICTION, Inconsistency.Type.DUPLICATE}
+
+
+def _close(finding, status, resolution, user, note=""):
     finding.status = status
     finding.resolution = resolution
     finding.resolved_at = timezone.now()
     finding.resolved_by = user
-    finding.save(update_fields=["status", "resolution", "resolved_at", "resolved_by"])
+    finding.note = note
+    finding.save(update_fields=["status", "resolution", "resolved_at", "resolved_by", "note"])
 
 
 def _pair(finding):
@@ -137,8 +142,9 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
       (default: the older one) to the other.
     - apply (superseded findings only): the proposed supersession, an INVALIDATED_BY association
       from the finding's older memory (memory1) to its newer one.
-    Link actions store `reason` as the association's `reason` property. Keeping both memories of a
-    superseded finding rejects the proposal: detection leaves the pair alone until one changes.
+    `reason` is kept as the finding's note; link actions also store it as the association's
+    `reason` property. Keeping both memories of a superseded finding rejects the proposal:
+    detection leaves the pair alone until one changes.
     """
     if action not in Action.ALL:
         raise Invalid(f"'action' must be one of: {', '.join(Action.ALL)}")
@@ -177,19 +183,63 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
             _link(owner, source, _other(finding, source), "INVALIDATED_BY", reason)
         elif action == Action.APPLY:
             _link(owner, finding.memory1, finding.memory2, "INVALIDATED_BY", reason)
-        _close(finding, Inconsistency.Status.RESOLVED, action, user)
+        _close(finding, Inconsistency.Status.RESOLVED, action, user, reason)
         evaluate_memories(sorted(touched), Trigger.FINDING)
     finding.refresh_from_db()
     return finding
 
 
-def dismiss_inconsistency(finding, user):
+def dismiss_inconsistency(finding, user, note=""):
     """Dismiss an open finding: later detection runs leave it dismissed."""
     with transaction.atomic():
         finding = Inconsistency.objects.select_for_update().get(pk=finding.pk)
         if finding.status != Inconsistency.Status.OPEN:
             raise Conflict(f"Inconsistency is already {finding.status}")
-        _close(finding, Inconsistency.Status.DISMISSED, DISMISSED, user)
+        _close(finding, Inconsistency.Status.DISMISSED, DISMISSED, user, note)
         evaluate_memories([pk for pk in (finding.memory1_id, finding.memory2_id) if pk], Trigger.FINDING)
+    finding.refresh_from_db()
+    return finding
+
+
+def reclassify_inconsistency(finding, new_type, user):
+    """Give an open finding between two memories another type (contradiction ↔ duplicate), so
+    that the other type's actions apply (e.g. merge a reworded duplicate that was filed as a
+    contradiction). Answers the updated finding.
+
+    The finding keeps its id and records the type it had; detection leaves a reclassified
+    finding open and does not raise the old type for the pair again. 409 when the finding is
+    closed, already of that type, or the pair already has a finding of the new type.
+    """
+    if new_type not in RECLASSIFIABLE:
+        raise Invalid(f"'type' must be one of: {', '.join(sorted(RECLASSIFIABLE))}")
+    with transaction.atomic():
+        finding = Inconsistency.objects.select_for_update().get(pk=finding.pk)
+        if finding.status != Inconsistency.Status.OPEN:
+            raise Conflict(f"Inconsistency is already {finding.status}")
+        if finding.type not in RECLASSIFIABLE or finding.memory2_id is None:
+            raise Invalid("Only a contradiction or a duplicate between two memories can be reclassified")
+        if finding.type == new_type:
+            raise Conflict(f"The finding is already a {new_type}")
+        taken = Inconsistency.objects.filter(
+            type=new_type, memory1_id=finding.memory1_id, memory2_id=finding.memory2_id
+        )
+        if taken.exists():
+            raise Conflict(f"These memories already have a {new_type} finding (#{taken.get().pk})")
+        finding.reclassified_from, finding.type = finding.type, new_type
+        finding.save(update_fields=["type", "reclassified_from"])
+        # The old type's slot stays taken by a dismissed copy, so detection never files it again.
+        Inconsistency.objects.create(
+            type=finding.reclassified_from,
+            memory1_id=finding.memory1_id,
+            memory2_id=finding.memory2_id,
+            severity=finding.severity,
+            description=finding.description,
+            status=Inconsistency.Status.DISMISSED,
+            resolution=RECLASSIFIED,
+            resolved_at=timezone.now(),
+            resolved_by=user,
+            note=f"reclassified as {new_type} (finding #{finding.pk})",
+        )
+        evaluate_memories([finding.memory1_id, finding.memory2_id], Trigger.FINDING)
     finding.refresh_from_db()
     return finding

@@ -34,6 +34,8 @@ class InconsistencySerializer(serializers.ModelSerializer):
             "detected_at",
             "resolved_at",
             "resolved_by",
+            "note",
+            "reclassified_from",
             "memory1",
             "memory2",
         ]

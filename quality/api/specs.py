@@ -9,7 +9,7 @@ from rest_framework import serializers
 
 from memsite.api.specs import Rule, drf
 from memsite.errors import Invalid
-from quality.services import Action
+from quality.services import RECLASSIFIABLE, Action
 
 MAX_EVALUATE_IDS = 1000
 
@@ -86,6 +86,16 @@ RESOLVE = (
             help_text="archive: the memory to archive; merge: the memory to keep; link_*: the edge's source.",
         ),
     ),
-    drf("reason", serializers.CharField(max_length=500, required=False, default="", allow_blank=True)),
+    drf(
+        "reason",
+        serializers.CharField(
+            max_length=500,
+            required=False,
+            default="",
+            allow_blank=True,
+            help_text="Why: kept as the finding's note (and on the edge for link_* actions).",
+        ),
+    ),
 )
+RECLASSIFY = (drf("type", serializers.ChoiceField(choices=sorted(RECLASSIFIABLE))),)
 RUN = (drf("dry_run", JsonBooleanField(default=True, help_text="Only report what would change (default).")),)

@@ -17,6 +17,11 @@ urlpatterns = [
         name="quality-inconsistency",
     ),
     path("quality/inconsistencies/<int:pk>/resolve", views.ResolveView.as_view(), name="quality-resolve"),
+    path(
+        "quality/inconsistencies/<int:pk>/reclassify",
+        views.ReclassifyView.as_view(),
+        name="quality-reclassify",
+    ),
     path("quality/inconsistencies/<int:pk>/dismiss", views.DismissView.as_view(), name="quality-dismiss"),
     path("quality/boosts", views.BoostListView.as_view(), name="quality-boosts"),
     path("quality/trends", views.TrendsView.as_view(), name="quality-trends"),

@@ -185,7 +185,8 @@ class ResolveView(APIView):
         "`memory_id` is kept, default the better one; the other is archived and its source "
         "corroborates the kept one); `link_contradicts`, `link_invalidated_by` (`memory_id` is the "
         "edge's source; for INVALIDATED_BY the default is the older memory; `reason` is stored on "
-        "the edge). Only open findings can be resolved (409 otherwise).",
+        "the edge). `reason` is kept as the finding's `note`. Only open findings can be resolved "
+        "(409 otherwise).",
         parameters=[FINDING_ID],
         request=request_body(specs.RESOLVE),
         responses=s.InconsistencySerializer,
@@ -196,6 +197,27 @@ class ResolveView(APIView):
         finding = services.resolve_inconsistency(
             finding, params["action"], request.user, params.get("memory_id"), params["reason"]
         )
+        return Response(s.InconsistencySerializer(finding).data)
+
+
+class ReclassifyView(APIView):
+    error_statuses = {"POST": (409,)}
+
+    @extend_schema(
+        summary="Reclassify an inconsistency",
+        description="Turns an open contradiction between two memories into a duplicate or back, "
+        "so that the other type's actions apply (`merge` for duplicates). The finding keeps its id "
+        "and answers the type it had in `reclassified_from`; detection leaves it open and does not "
+        "file the old type for the pair again. 409 when the finding is closed, already of that "
+        "type, or the pair already has a finding of the new type.",
+        parameters=[FINDING_ID],
+        request=request_body(specs.RECLASSIFY),
+        responses=s.InconsistencySerializer,
+    )
+    def post(self, request, pk):
+        finding = queries.get_inconsistency_for_user(request.user, pk)
+        params = validate(specs.RECLASSIFY, json_body(request))
+        finding = services.reclassify_inconsistency(finding, params["type"], request.user)
         return Response(s.InconsistencySerializer(finding).data)
 
 
