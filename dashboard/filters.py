@@ -9,6 +9,16 @@ from django.db.models import Exists, OuterRef, Q
 
 from memories.models import LIVE, SEARCH_CONFIG, Memory, MemoryType
 from quality import rules
+from quality.filters import InconsistencyFilterSet
+
+
+def memory_owners():
+    """The users who own at least one memory, by name."""
+    return (
+        get_user_model()
+        .objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
+        .order_by("username")
+    )
 
 
 class MemoryFilterSet(django_filters.FilterSet):
@@ -17,11 +27,7 @@ class MemoryFilterSet(django_filters.FilterSet):
     )
     tag = django_filters.CharFilter(label="Tag", method="filter_tag")
     owner = django_filters.ModelChoiceFilter(
-        label="Owner",
-        queryset=get_user_model()
-        .objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
-        .order_by("username"),
-        empty_label="All owners",
+        label="Owner", queryset=memory_owners(), empty_label="All owners"
     )
 
     class Meta:
@@ -74,3 +80,14 @@ class MemoryBrowserFilterSet(MemoryFilterSet):
         """Full-text words of the content (the search index), or an exact tag."""
         words = SearchQuery(value, config=SEARCH_CONFIG, search_type="websearch")
         return queryset.filter(Q(search_vector=words) | Q(tags__contains=[value.strip().lower()]))
+
+
+class FindingFilterSet(InconsistencyFilterSet):
+    """The review queue's filters, plus whose memories the findings are about."""
+
+    owner = django_filters.ModelChoiceFilter(
+        label="Owner", queryset=memory_owners(), field_name="memory1__owner", empty_label="All owners"
+    )
+
+    class Meta(InconsistencyFilterSet.Meta):
+        fields = [*InconsistencyFilterSet.Meta.fields, "owner"]

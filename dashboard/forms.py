@@ -6,7 +6,7 @@ from django.db.models import Exists, OuterRef
 
 from memories.models import Memory
 from quality.models import Inconsistency
-from quality.services import Action
+from quality.services import RECLASSIFIABLE, Action
 
 DISMISS = "dismiss"
 
@@ -43,8 +43,14 @@ def resolution_choices(finding):
     return choices
 
 
+NOTE_MAX = 500
+BULK_MAX = 100
+ID_MAX = 2**31 - 1
+
+
 class ResolveForm(forms.Form):
     action = forms.CharField(max_length=40)
+    note = forms.CharField(max_length=NOTE_MAX, required=False, strip=True)
 
     def __init__(self, finding, *args, **kwargs):
         super().__init__(*args, **kwargs)
@@ -62,6 +68,44 @@ class ResolveForm(forms.Form):
         action, _, side = self.cleaned_data["action"].partition(":")
         memory_id = {"1": self.finding.memory1_id, "2": self.finding.memory2_id}.get(side)
         return action, memory_id
+
+
+class ReclassifyForm(forms.Form):
+    type = forms.ChoiceField(choices=[(value, value) for value in sorted(RECLASSIFIABLE)])
+
+
+class IdListField(forms.Field):
+    """Several finding ids from checkboxes (or hidden inputs): distinct, sorted, at most BULK_MAX."""
+
+    widget = forms.MultipleHiddenInput
+
+    def to_python(self, value):
+        try:
+            ids = sorted({int(item) for item in value or []})
+        except (TypeError, ValueError):
+            raise forms.ValidationError("Finding ids are whole numbers.") from None
+        if not ids:
+            raise forms.ValidationError("Select findings first.")
+        if not all(0 < item <= ID_MAX for item in ids):
+            raise forms.ValidationError("Those are not finding ids.")
+        if len(ids) > BULK_MAX:
+            raise forms.ValidationError(f"Select at most {BULK_MAX} findings at a time.")
+        return ids
+
+
+class BulkFindingsForm(forms.Form):
+    """Findings chosen on the review page and one action for all of them; `confirmed` is set by
+    the confirmation page."""
+
+    ACTIONS = {
+        DISMISS: "Dismiss",
+        Action.KEEP_BOTH: "Resolve as keep both",
+        Action.ARCHIVE: "Archive the memory",
+    }
+    ids = IdListField()
+    action = forms.ChoiceField(choices=list(ACTIONS.items()))
+    note = forms.CharField(max_length=NOTE_MAX, required=False, strip=True)
+    confirmed = forms.BooleanField(required=False)
 
 
 class StartConsolidationForm(forms.Form):

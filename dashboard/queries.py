@@ -154,9 +154,12 @@ def overview():
     }
 
 
-def inconsistency_counts():
-    """Counts keyed by (type, status), and totals per status."""
-    rows = Inconsistency.objects.values("type", "status").annotate(count=Count("id")).order_by()
+def inconsistency_counts(owner=None):
+    """Counts keyed by (type, status), and totals per status, of one owner's findings or all."""
+    findings = Inconsistency.objects.all()
+    if owner is not None:
+        findings = findings.filter(memory1__owner=owner)
+    rows = findings.values("type", "status").annotate(count=Count("id")).order_by()
     counts = {(row["type"], row["status"]): row["count"] for row in rows}
     by_status = dict.fromkeys(Inconsistency.Status.values, 0)
     for (_, status), count in counts.items():

@@ -1,13 +1,15 @@
 from django.urls import path
 
-from dashboard import views
+from dashboard import findings, views
 
 app_name = "dashboard"
 urlpatterns = [
     path("", views.overview, name="overview"),
     path("quality/", views.quality, name="quality"),
-    path("inconsistencies/", views.inconsistencies, name="inconsistencies"),
-    path("inconsistencies/<int:pk>/resolve/", views.resolve, name="resolve"),
+    path("inconsistencies/", findings.inconsistencies, name="inconsistencies"),
+    path("inconsistencies/bulk/", findings.bulk, name="bulk_findings"),
+    path("inconsistencies/<int:pk>/resolve/", findings.resolve, name="resolve"),
+    path("inconsistencies/<int:pk>/reclassify/", findings.reclassify, name="reclassify"),
     path("boosts/", views.boosts, name="boosts"),
     path("memories/", views.memories, name="memories"),
     path("memories/<uuid:memory_id>/", views.memory_detail, name="memory"),

@@ -12,13 +12,7 @@ from django.views.decorators.http import require_POST
 
 from dashboard import explorer, panels, queries
 from dashboard.filters import MemoryBrowserFilterSet, MemoryFilterSet
-from dashboard.forms import (
-    DISMISS,
-    RecallExplorerForm,
-    ResolveForm,
-    StartConsolidationForm,
-    resolution_choices,
-)
+from dashboard.forms import RecallExplorerForm, StartConsolidationForm
 from memories import services as memory_services
 from memories.api.recall_spec import recall_options
 from memories.models import Memory, MemoryType
@@ -33,9 +27,7 @@ from quality.consolidation import (
     recover_abandoned_runs,
     reset_boost,
 )
-from quality.filters import InconsistencyFilterSet
 from quality.models import ConsolidationRun, Inconsistency
-from quality.services import dismiss_inconsistency, resolve_inconsistency
 
 BROWSER_PAGE_SIZE = 50
 
@@ -100,56 +92,6 @@ def quality(request):
             "trend_chart": charts.quality_trend(trend["snapshots"], trend["assessments"]),
         },
     )
-
-
-@staff_required
-def inconsistencies(request):
-    query = request.GET.copy()
-    query.setdefault("status", Inconsistency.Status.OPEN)
-    filterset = InconsistencyFilterSet(query, queryset=queries.inconsistencies())
-    if not filterset.is_valid():
-        return redirect("dashboard:inconsistencies")
-    page = queries.paginate(filterset.qs, request.GET.get("page"), per_page=10)
-    counts = queries.inconsistency_counts()
-    status, kind = query.get("status", ""), query.get("type", "")
-    return render(
-        request,
-        "dashboard/inconsistencies.html",
-        {
-            "nav": "inconsistencies",
-            "page": page,
-            "rows": [{"finding": finding, "actions": resolution_choices(finding)} for finding in page],
-            "page_query": f"status={status}&type={kind}&",
-            "status": status,
-            "kind": kind,
-            "statuses": Inconsistency.Status.choices,
-            "types": Inconsistency.Type.choices,
-            "counts": counts,
-            "counts_chart": charts.inconsistency_counts(counts["cells"]),
-        },
-    )
-
-
-@staff_required
-@require_POST
-def resolve(request, pk):
-    finding = get_object_or_404(Inconsistency.objects.select_related("memory1", "memory2"), pk=pk)
-    form = ResolveForm(finding, request.POST)
-    if not form.is_valid():
-        messages.error(request, "; ".join(form.errors.get("action", ["Choose an action."])))
-        return _back(request, "dashboard:inconsistencies")
-    action, memory_id = form.resolution()
-    try:
-        if action == DISMISS:
-            dismiss_inconsistency(finding, request.user)
-        else:
-            resolve_inconsistency(finding, action, request.user, memory_id=memory_id)
-    except DomainError as error:
-        messages.error(request, error.message)
-    else:
-        done = "dismissed" if action == DISMISS else f"resolved ({action.replace('_', ' ')})"
-        messages.success(request, f"Finding #{finding.pk} {done}.")
-    return _back(request, "dashboard:inconsistencies")
 
 
 def _back(request, default):

@@ -177,24 +177,36 @@ def quality_trend(snapshots, assessments, days=30, div_id="chart-trend"):
 
 
 def inconsistency_counts(counts, div_id="chart-inconsistencies"):
-    """Stacked bars of findings per type, one colour per status."""
+    """Bars of findings per type side by side for each status, on a log scale so that a handful
+    of contradictions stays visible beside hundreds of outdated memories; each bar is labelled."""
     types = list(TYPE_COLOURS)
+    peak = max(counts.values(), default=0)
     figure = go.Figure(
         layout=_layout(
-            height=240,
-            barmode="stack",
+            height=260,
+            barmode="group",
             showlegend=True,
             legend={"orientation": "h", "y": 1.15, "x": 0, "traceorder": "normal"},
-            margin={"l": 40, "r": 16, "t": 28, "b": 40},
+            margin={"l": 56, "r": 16, "t": 28, "b": 40},
+            yaxis=_axis(
+                type="log",
+                range=[-0.1, math.log10(max(peak, 1)) + 0.35],
+                title={"text": "findings (log scale)", "font": {"color": MUTED}},
+            ),
         )
     )
     for status, colour in STATUS_COLOURS.items():
+        values = [counts.get((name, status), 0) for name in types]
         figure.add_trace(
             go.Bar(
                 x=[name.replace("_", " ") for name in types],
-                y=[counts.get((name, status), 0) for name in types],
+                # A zero has no place on a log axis: it is left out, not drawn as a stub.
+                y=[value or None for value in values],
                 name=status,
                 marker={"color": colour},
+                text=[value or "" for value in values],
+                textposition="outside",
+                cliponaxis=False,
                 hovertemplate=f"%{{x}}, {status}: %{{y}}<extra></extra>",
             )
         )

@@ -27,3 +27,14 @@ def percent(value):
 @register.filter
 def lookup(mapping, key):
     return mapping.get(key, 0) if mapping else 0
+
+
+@register.simple_tag
+def query_with(query, **changes):
+    """The query string `query` (a QueryDict) with `changes` applied and paging dropped, so the
+    other filters stay in the address when one of them changes."""
+    updated = query.copy()
+    updated.pop("page", None)
+    for key, value in changes.items():
+        updated[key] = value
+    return "?" + updated.urlencode()
