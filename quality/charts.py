@@ -180,7 +180,8 @@ def inconsistency_counts(counts, div_id="chart-inconsistencies"):
     """Bars of findings per type side by side for each status, on a log scale so that a handful
     of contradictions stays visible beside hundreds of outdated memories; each bar is labelled."""
     types = list(TYPE_COLOURS)
-    peak = max(counts.values(), default=0)
+    top = math.log10(max([*counts.values(), 1])) + 0.35
+    powers = [10**power for power in range(math.floor(top) + 1)]
     figure = go.Figure(
         layout=_layout(
             height=260,
@@ -190,7 +191,10 @@ def inconsistency_counts(counts, div_id="chart-inconsistencies"):
             margin={"l": 56, "r": 16, "t": 28, "b": 40},
             yaxis=_axis(
                 type="log",
-                range=[-0.1, math.log10(max(peak, 1)) + 0.35],
+                # From 0.5, so that a single finding is a visible bar; ticks at whole powers of ten.
+                range=[math.log10(0.5), top],
+                tickvals=powers,
+                ticktext=[f"{value:,}" for value in powers],
                 title={"text": "findings (log scale)", "font": {"color": MUTED}},
             ),
         )
