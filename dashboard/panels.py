@@ -83,12 +83,15 @@ def phase_duration_chart(phases):
 
 
 def run_panels(run):
-    """Per-phase durations and counts of one consolidation run."""
+    """What one consolidation run did: when and how long, a per-phase table of durations and
+    counts, its parameters, and a dry run's proposed pairs with both memories."""
     phases = queries.run_phases(run)
-    if not phases:
-        return {"phases": [], "phase_chart": "", "count_chart": ""}
+    seconds = (run.finished_at - run.started_at).total_seconds() if run.finished_at else None
     return {
+        "run_seconds": seconds,
         "phases": phases,
-        "phase_chart": phase_duration_chart(phases),
-        "count_chart": charts.phase_counts(phases),
+        "phase_chart": phase_duration_chart(phases) if phases else "",
+        "count_chart": charts.phase_counts(phases) if any(phase["counts"] for phase in phases) else "",
+        "parameters": queries.run_parameters(run),
+        "pairs": queries.proposed_pairs(run),
     }

@@ -138,9 +138,7 @@ def ranked_memories(summary):
 
 
 def overview():
-    totals = Memory.objects.aggregate(
-        **_summary_aggregates(LIVE), archived=Count("id", filter=~LIVE)
-    )
+    totals = Memory.objects.aggregate(**_summary_aggregates(LIVE), archived=Count("id", filter=~LIVE))
     archived = totals.pop("archived")
     open_counts = open_inconsistency_counts()
     owners = get_user_model().objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
@@ -262,14 +260,25 @@ def run_rows(limit=20):
 
 
 def run_phases(run):
-    """One run's phases in execution order, each with its label, duration and counts."""
+    """One run's phases in execution order, each with its label, duration, counts and the timings
+    of its steps (keys ending in `_ms`, kept apart from the counts)."""
     phases = []
     for name, values in sorted((run.phases or {}).items(), key=lambda item: PHASE_ORDER.get(item[0], 99)):
         values = values if isinstance(values, dict) else {"count": values}
-        counts = {
-            key.replace("_", " "): ("yes" if value else "no") if isinstance(value, bool) else value
+        shown = {
+            key: value
             for key, value in values.items()
             if key != "duration_ms" and not isinstance(value, list)
+        }
+        counts = {
+            key.replace("_", " "): ("yes" if value else "no") if isinstance(value, bool) else value
+            for key, value in shown.items()
+            if not key.endswith("_ms")
+        }
+        timings = {
+            key.removesuffix("_ms").replace("_", " "): value
+            for key, value in shown.items()
+            if key.endswith("_ms")
         }
         phases.append(
             {
@@ -277,6 +286,47 @@ def run_phases(run):
                 "label": PHASE_LABELS.get(name, name.replace("_", " ").capitalize()),
                 "duration_ms": values.get("duration_ms"),
                 "counts": counts,
+                "timings": timings,
             }
         )
     return phases
+
+
+def run_parameters(run):
+    """The settings a run used as (name, value) rows, nested settings as `outer.inner`."""
+    rows = []
+
+    def walk(prefix, value):
+        if isinstance(value, dict):
+            for key in sorted(value):
+                walk(f"{prefix}.{key}" if prefix else str(key), value[key])
+        else:
+            rows.append((prefix, ", ".join(map(str, value)) if isinstance(value, list) else value))
+
+    walk("", run.parameters or {})
+    return rows
+
+
+def proposed_pairs(run):
+    """The pairs a dry run's discovery would have linked, each with both memories (None when one
+    was deleted since) and the signals that proposed it."""
+    pairs = ((run.phases or {}).get("discover") or {}).get("pairs") or []
+    ids = {pair.get(end) for pair in pairs for end in ("source", "target")} - {None}
+    memories = (
+        Memory.objects.filter(pk__in=ids)
+        .select_related("owner")
+        .only("id", "content", "quality_score", "archived_at", "owner__username")
+    )
+    by_id = {str(memory.pk): memory for memory in memories}
+    return [
+        {
+            "source": by_id.get(pair.get("source")),
+            "target": by_id.get(pair.get("target")),
+            "source_id": pair.get("source"),
+            "target_id": pair.get("target"),
+            "kind": str(pair.get("kind", "")).replace("+", ", ").replace("_", " "),
+            "confidence": pair.get("confidence"),
+            "similarity": pair.get("similarity"),
+        }
+        for pair in pairs
+    ]

@@ -162,9 +162,12 @@ class ConsolidationRunAdmin(ReadOnlyAdmin):
     list_display = ["id", "started_at", "finished_at", "status", "dry_run", "phase", "started_by"]
     list_filter = ["status", "dry_run"]
     list_select_related = ["started_by"]
+    # Phases and parameters are shown above the form, as a table and a definition list.
+    fields = ["started_at", "finished_at", "status", "dry_run", "started_by", "phase", "error"]
+    readonly_fields = ["started_at"]
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
-        """The run's fields, then its per-phase durations and counts as charts."""
+        """What the run did (summary, phase table, charts, proposed pairs, parameters), then its fields."""
         run = self.get_object(request, object_id)
         if run is not None:
             extra_context = {**(extra_context or {}), **panels.run_panels(run)}

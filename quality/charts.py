@@ -355,29 +355,40 @@ def run_phases(phases, div_id):
 
 
 def phase_counts(phases, div_id="chart-phase-counts"):
-    """The numeric counts of each phase of one consolidation run, one bar per phase and count.
+    """The numeric counts of each phase of one consolidation run, one bar per phase and count, on
+    a log scale: a run counts tens of boosts beside tens of thousands of evaluations. Zeros are
+    left out (the phase table lists them); durations are not counts and have their own chart.
 
     `phases` are dicts with `label` and `counts` (name → value; yes/no flags are left out)."""
     labels, values = [], []
     for phase in phases:
         for name, value in phase["counts"].items():
-            if isinstance(value, int | float) and not isinstance(value, bool):
+            if isinstance(value, int | float) and not isinstance(value, bool) and value > 0:
                 labels.append(f"{phase['label']} · {name}")
                 values.append(value)
+    top = math.log10(max([*values, 1])) + 0.3
+    powers = [10**power for power in range(math.floor(top) + 1)]
     figure = go.Figure(
         go.Bar(
             x=values,
             y=labels,
             orientation="h",
             marker={"color": ACCENT},
-            text=values,
-            textposition="auto",
-            hovertemplate="%{y}: %{x}<extra></extra>",
+            text=[f"{value:,}" for value in values],
+            textposition="outside",
+            cliponaxis=False,
+            hovertemplate="%{y}: %{text}<extra></extra>",
         ),
         layout=_layout(
-            height=60 + 26 * max(len(labels), 1),
-            margin={"l": 16, "r": 16, "t": 8, "b": 32},
-            xaxis=_axis(title={"text": "count", "font": {"color": MUTED}}),
+            height=60 + 24 * max(len(labels), 1),
+            margin={"l": 16, "r": 48, "t": 8, "b": 32},
+            xaxis=_axis(
+                type="log",
+                range=[math.log10(0.5), top],
+                tickvals=powers,
+                ticktext=[f"{value:,}" for value in powers],
+                title={"text": "count (log scale)", "font": {"color": MUTED}},
+            ),
             yaxis=_axis(autorange="reversed"),
         ),
     )

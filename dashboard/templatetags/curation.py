@@ -38,3 +38,11 @@ def query_with(query, **changes):
     for key, value in changes.items():
         updated[key] = value
     return "?" + updated.urlencode()
+
+
+@register.filter
+def thousands(value):
+    """A whole number with thousands separators (1,234); other values as they are."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return value
+    return f"{value:,.0f}" if float(value).is_integer() else f"{value:,.2f}"
