@@ -188,6 +188,8 @@ def boost_points(boosts, recent=200):
             "quality_before",
             "quality_after",
             "connection_count",
+            "run_id",
+            "memory_id",
             label=Left("memory__content", 60),
         )
     ]

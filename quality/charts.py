@@ -268,58 +268,128 @@ def assessment_history(assessments, div_id="chart-assessments"):
     return _html(figure, div_id)
 
 
-def boost_timeline(boosts, div_id="chart-boosts"):
-    """Each boost as a vertical segment from the quality before to the quality after.
+DUMBBELL_ROWS = 30
 
-    Built as a plain figure dict and rendered without plotly's per-element validation: with a few
-    hundred boosts that validation alone would take longer than the page's whole time budget.
-    """
+
+def _boost_text(row):
+    return (
+        f"{escape(row['label'], quote=False)}<br>{row['kind']}: {row['quality_before']:.2f}"
+        f" → {row['quality_after']:.2f}, {row['connection_count']} connections"
+    )
+
+
+def _after_markers(boosts, x, y, size):
+    """The quality after each boost, one trace per tier so that the legend's colours are the dots'."""
+    traces = []
+    for name in rules.TIERS:
+        rows = [row for row in boosts if rules.tier(row["quality_after"]) == name]
+        if rows:
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": [x(row) for row in rows],
+                    "y": [y(row) for row in rows],
+                    "mode": "markers",
+                    "marker": {"color": TIER_COLOURS[name], "size": size},
+                    "name": f"after: {rules.TIER_LABELS[name].lower()}",
+                    "text": [_boost_text(row) for row in rows],
+                    "hovertemplate": "%{text}<extra></extra>",
+                }
+            )
+    return traces
+
+
+def boost_figure(boosts):
+    """The boosts as a plotly figure dict: over time when they come from several runs on several
+    days, else a dumbbell per memory (before → after on one quality axis), which still reads
+    when every boost came from one run."""
+    runs = {row.get("run_id") for row in boosts}
+    days = {row["created_at"].date() for row in boosts}
+    if len(runs) > 1 and len(days) > 1:
+        return _boost_over_time(boosts)
+    return _boost_dumbbells(boosts)
+
+
+def _boost_dumbbells(boosts):
+    # The newest boost of each memory, largest changes first.
+    newest = {}
+    for row in boosts:
+        newest.setdefault(row.get("memory_id", row["label"]), row)
+    rows = sorted(newest.values(), key=lambda row: -abs(row["quality_after"] - row["quality_before"]))
+    rows = rows[:DUMBBELL_ROWS]
+    names = [f"{_plain_short(row['label'], 40)} #{index + 1}" for index, row in enumerate(rows)]
+    label = dict(zip((id(row) for row in rows), names, strict=True))
+    xs, ys = [], []
+    for row in rows:
+        xs += [row["quality_before"], row["quality_after"], None]
+        ys += [label[id(row)], label[id(row)], None]
+    data = [
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": ys,
+            "mode": "lines",
+            "line": {"color": "#9aa5b1", "width": 2},
+            "hoverinfo": "skip",
+            "name": "change",
+        },
+        {
+            "type": "scatter",
+            "x": [row["quality_before"] for row in rows],
+            "y": [label[id(row)] for row in rows],
+            "mode": "markers",
+            "marker": {"color": "#9aa5b1", "size": 8},
+            "name": "before",
+            "hovertemplate": "before %{x:.2f}<extra></extra>",
+        },
+        *_after_markers(rows, lambda row: row["quality_after"], lambda row: label[id(row)], 10),
+    ]
+    return {
+        "data": data,
+        "layout": _layout(
+            height=90 + 22 * max(len(rows), 1),
+            xaxis=_axis(range=[0, 1.02], title={"text": "quality", "font": {"color": MUTED}}),
+            yaxis=_axis(type="category", autorange="reversed", tickfont={"color": MUTED, "size": 11}),
+            showlegend=True,
+            legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom"},
+            margin={"l": 16, "r": 16, "t": 28, "b": 40},
+            template={},
+        ),
+    }
+
+
+def _boost_over_time(boosts):
     xs, ys = [], []
     for row in boosts:
         xs += [row["created_at"], row["created_at"], None]
         ys += [row["quality_before"], row["quality_after"], None]
     moments = [row["created_at"] for row in boosts]
-    figure = {
-        "data": [
-            {
-                "type": "scatter",
-                "x": xs,
-                "y": ys,
-                "mode": "lines",
-                "line": {"color": "#b9c3d0", "width": 1.5},
-                "hoverinfo": "skip",
-                "name": "change",
-            },
-            {
-                "type": "scatter",
-                "x": moments,
-                "y": [row["quality_before"] for row in boosts],
-                "mode": "markers",
-                "marker": {"color": "#9aa5b1", "size": 7},
-                "name": "before",
-                "hoverinfo": "skip",
-            },
-            {
-                "type": "scatter",
-                "x": moments,
-                "y": [row["quality_after"] for row in boosts],
-                "mode": "markers",
-                "marker": {
-                    "color": [TIER_COLOURS[rules.tier(row["quality_after"])] for row in boosts],
-                    "size": 9,
-                },
-                "name": "after",
-                "text": [
-                    f"{escape(row['label'], quote=False)}<br>{row['kind']}: {row['quality_before']:.2f}"
-                    f" → {row['quality_after']:.2f}, {row['connection_count']} connections"
-                    for row in boosts
-                ],
-                "hovertemplate": "%{text}<extra></extra>",
-            },
-        ],
+    data = [
+        {
+            "type": "scatter",
+            "x": xs,
+            "y": ys,
+            "mode": "lines",
+            "line": {"color": "#9aa5b1", "width": 1.5},
+            "hoverinfo": "skip",
+            "name": "change",
+        },
+        {
+            "type": "scatter",
+            "x": moments,
+            "y": [row["quality_before"] for row in boosts],
+            "mode": "markers",
+            "marker": {"color": "#9aa5b1", "size": 7},
+            "name": "before",
+            "hoverinfo": "skip",
+        },
+        *_after_markers(boosts, lambda row: row["created_at"], lambda row: row["quality_after"], 9),
+    ]
+    return {
+        "data": data,
         "layout": _layout(
             height=300,
-            xaxis=_time_axis(moments),
+            xaxis=_time_axis(moments, minimum_span=timedelta(hours=6)),
             yaxis=_axis(range=[0, 1.02], title={"text": "quality", "font": {"color": MUTED}}),
             showlegend=True,
             legend={"orientation": "h", "y": 1.12, "x": 0},
@@ -327,8 +397,21 @@ def boost_timeline(boosts, div_id="chart-boosts"):
             template={},
         ),
     }
+
+
+def boost_timeline(boosts, div_id="chart-boosts"):
+    """The boost chart of `boost_figure` as HTML.
+
+    Rendered without plotly's per-element validation: with a few hundred boosts that validation
+    alone would take longer than the page's whole time budget.
+    """
     return pio.to_html(
-        figure, full_html=False, include_plotlyjs=False, config=CONFIG, div_id=div_id, validate=False
+        boost_figure(boosts),
+        full_html=False,
+        include_plotlyjs=False,
+        config=CONFIG,
+        div_id=div_id,
+        validate=False,
     )
 
 
@@ -503,6 +586,15 @@ def _text_position(x, y):
     if x < -0.3:
         return "middle left"
     return "top center" if y > 0 else "bottom center"
+
+
+def _plain_short(text, length):
+    """The text cut to `length` at a word boundary, as plotly label markup that shows any tags
+    in it literally."""
+    text = " ".join(text.split())
+    if len(text) > length:
+        text = text[: length - 1].rsplit(" ", 1)[0] + "…"
+    return escape(text, quote=False)
 
 
 def _short(text, length):
