@@ -3,7 +3,7 @@ from django.contrib import admin, messages
 from django.contrib.postgres.forms import SimpleArrayField
 from django.core.exceptions import ValidationError
 from django.urls import reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from dashboard import panels
 from graph.models import Association
@@ -115,15 +115,15 @@ class MemoryAdmin(admin.ModelAdmin):
         "short_content",
         "owner",
         "memory_type",
+        "tag_list",
         "quality",
-        "boosted",
-        "protected",
-        "live",
+        "flags",
         "created",
     ]
     list_filter = [
         QualityTierFilter,
         "memory_type",
+        ("owner", admin.RelatedOnlyFieldListFilter),
         ArchivedFilter,
         ValidityFilter,
         "quality_boost_applied",
@@ -228,19 +228,35 @@ class MemoryAdmin(admin.ModelAdmin):
 
     @admin.display(description="quality", ordering="quality_score")
     def quality(self, memory):
-        return f"{memory.quality_score:.2f}"
+        score = memory.quality_score
+        return format_html(
+            '<span class="badge tier-{}" title="{}">{}</span>',
+            rules.tier(score),
+            score,
+            rules.shown_score(score),
+        )
 
-    @admin.display(description="boosted", boolean=True, ordering="quality_boost_applied")
-    def boosted(self, memory):
-        return memory.quality_boost_applied
+    @admin.display(description="tags")
+    def tag_list(self, memory):
+        return ", ".join(memory.tags) if memory.tags else "–"
+
+    @admin.display(description="flags")
+    def flags(self, memory):
+        """Only what is true (boosted, protected, archived): no wall of crosses."""
+        shown = [
+            name
+            for name, on in (
+                ("boosted", memory.quality_boost_applied),
+                ("protected", memory.protected),
+                ("archived", memory.archived_at is not None),
+            )
+            if on
+        ]
+        return format_html_join(" ", '<span class="pill">{}</span>', ((name,) for name in shown)) or "–"
 
     @admin.display(description="created", ordering="created_at")
     def created(self, memory):
         return memory.created_at.date()
-
-    @admin.display(description="live", boolean=True, ordering="archived_at")
-    def live(self, memory):
-        return memory.archived_at is None
 
     @admin.display(description="superseded by")
     def replacement(self, memory):

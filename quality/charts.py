@@ -18,7 +18,8 @@ INK = "#1f2933"
 MUTED = "#6b7785"
 GRID = "#e6e9ee"
 ACCENT = "#3558c8"
-TIER_COLOURS = {"high": "#2f8a5f", "medium": "#d39b2a", "low": "#c2453a"}
+# The same colours as the tier badges of static/css/dashboard.css and admin_panels.css.
+TIER_COLOURS = {"high": "#2f8a5f", "medium": "#b07d12", "low": "#c2453a"}
 TYPE_COLOURS = {
     "contradiction": "#c2453a",
     "duplicate": "#3558c8",

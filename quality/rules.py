@@ -6,6 +6,8 @@ quality times the boost factor, never below the overall quality and never above 
 dashboard, the admin and consolidation all use these names; SQL takes its fragments from here.
 """
 
+import math
+
 from django.db.models import Count, Q
 
 HIGH = 0.7
@@ -21,6 +23,15 @@ def tier(score):
     if score >= HIGH:
         return "high"
     return "medium" if score >= MEDIUM else "low"
+
+
+def shown_score(score):
+    """A score with two decimals for people, never across a tier boundary from its tier: 0.4996
+    is low and reads 0.49, not a red "0.50" beside amber ones. The exact value goes on hover."""
+    rounded = round(score, 2)
+    if tier(rounded) == tier(score):
+        return f"{rounded:.2f}"
+    return f"{math.floor(score * 100) / 100:.2f}"
 
 
 def tier_filter(name, field="quality_score"):

@@ -20,6 +20,12 @@ def score(value):
 
 
 @register.filter
+def quality(value):
+    """A quality score as its tier shows it (see `rules.shown_score`), or an en dash."""
+    return "–" if value is None else rules.shown_score(value)
+
+
+@register.filter
 def percent(value):
     return "–" if value is None else f"{value * 100:.0f}%"
 
