@@ -252,7 +252,20 @@ def run_progress(request, pk):
 
 @staff_required
 def jobs_page(request):
-    return render(request, "dashboard/jobs.html", {"nav": "jobs", **jobs.queue_overview()})
+    chosen = request.GET.get("range", "7")
+    if chosen not in jobs.RANGES:
+        chosen = "7"
+    return render(
+        request,
+        "dashboard/jobs.html",
+        {
+            "nav": "jobs",
+            **jobs.queue_overview(),
+            **jobs.job_history(days=jobs.RANGES[chosen]),
+            "range": chosen,
+            "ranges": [("1", "24 hours"), ("7", "7 days"), ("30", "30 days"), ("all", "all")],
+        },
+    )
 
 
 @staff_required

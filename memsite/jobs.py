@@ -6,9 +6,11 @@ are `manage.py procrastinate worker` processes on any machine that reaches that 
 
 import logging
 import time
+from datetime import timedelta
 
 from django.conf import settings
 from django.db import DatabaseError, InterfaceError, OperationalError, connection, transaction
+from django.utils import timezone
 from procrastinate import RetryStrategy
 from procrastinate.contrib.django import app
 from procrastinate.contrib.django.models import ProcrastinateJob, ProcrastinateWorker
@@ -177,3 +179,61 @@ def queue_overview(limit=50):
         "running": running,
         "failed": failed,
     }
+
+
+HISTORY_SIZE = 200
+RANGES = {"1": 1, "7": 7, "30": 30, "all": None}
+
+HISTORY_SQL = """
+SELECT o.job_id, o.task_name, u.username, o.attempt, o.duration_ms, o.error, o.finished_at,
+       j.status::text
+FROM (SELECT * FROM memsite_joboutcome ORDER BY finished_at DESC, id DESC LIMIT %s) o
+LEFT JOIN procrastinate_jobs j ON j.id = o.job_id
+LEFT JOIN auth_user u ON u.id::text = j.args->>'owner_id'
+ORDER BY o.finished_at DESC, o.id DESC
+"""
+
+TASK_STATS_SQL = """
+SELECT task_name, count(*) FILTER (WHERE error = ''), count(*) FILTER (WHERE error <> ''),
+       percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms),
+       percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms), max(finished_at)
+FROM memsite_joboutcome
+WHERE %(since)s::timestamptz IS NULL OR finished_at >= %(since)s::timestamptz
+GROUP BY task_name ORDER BY task_name
+"""
+
+
+def job_history(days=7, size=HISTORY_SIZE):
+    """The newest `size` job attempts (task, owner, outcome, attempt, duration, error, the job's
+    status now) and, over the last `days` days (None: all), attempts per task: succeeded, failed
+    and the median and 95th-percentile durations."""
+    since = None if days is None else timezone.now() - timedelta(days=days)
+    with connection.cursor() as cursor:
+        cursor.execute(HISTORY_SQL, [size])
+        history = [
+            {
+                "job_id": job_id,
+                "task": task,
+                "owner": owner,
+                "attempt": attempt,
+                "duration_ms": duration,
+                "error": error,
+                "finished_at": finished,
+                "outcome": "failed" if error else "succeeded",
+                "status": status or "deleted",
+            }
+            for job_id, task, owner, attempt, duration, error, finished, status in cursor.fetchall()
+        ]
+        cursor.execute(TASK_STATS_SQL, {"since": since})
+        per_task = [
+            {
+                "task": task,
+                "succeeded": succeeded,
+                "failed": failed,
+                "median_ms": median,
+                "p95_ms": p95,
+                "last": last,
+            }
+            for task, succeeded, failed, median, p95, last in cursor.fetchall()
+        ]
+    return {"history": history, "per_task": per_task}

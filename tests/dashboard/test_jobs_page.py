@@ -1,11 +1,15 @@
 """The dashboard's Jobs page: queue depth, running and failed jobs with their error, retry."""
 
+from datetime import timedelta
+
 import pytest
 from django.test import Client
 from django.urls import reverse
+from django.utils import timezone
 from procrastinate.contrib.django.models import ProcrastinateJob
 
 from memsite import jobs
+from memsite.models import JobOutcome
 from quality import tasks
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,3 +64,25 @@ def test_metrics_count_the_failed_attempt_and_its_time(curator, failed_job):
     labels = '{outcome="failed",task="quality.tasks.detect_inconsistencies"}'
     assert f"memsite_job_attempts_total{labels} 1.0" in text
     assert f"memsite_job_duration_seconds_total{labels}" in text
+
+
+def test_finished_jobs_stay_in_the_history_with_owner_duration_and_outcome(curator, alice, run_jobs):
+    job_id = jobs.defer(tasks.detect_inconsistencies, owner_id=alice.pk)
+    run_jobs()
+    response = curator.get(reverse("dashboard:jobs"))
+    rows = [row for row in response.context["history"] if row["job_id"] == job_id]
+    assert [(row["owner"], row["outcome"], row["attempt"]) for row in rows] == [("alice", "succeeded", 1)]
+    html = response.content.decode()
+    assert "No job is waiting, running or failed." in html
+    assert f"<td>#{job_id}</td><td>quality.tasks.detect_inconsistencies</td><td>alice</td>" in html
+
+
+def test_the_per_task_counts_follow_the_chosen_range(curator, failed_job):
+    week = curator.get(reverse("dashboard:jobs")).context["per_task"]
+    assert [(row["task"], row["succeeded"], row["failed"]) for row in week] == [
+        ("quality.tasks.detect_inconsistencies", 0, 1)
+    ]
+    JobOutcome.objects.update(finished_at=timezone.now() - timedelta(days=10))
+    assert curator.get(reverse("dashboard:jobs"), {"range": "7"}).context["per_task"] == []
+    assert len(curator.get(reverse("dashboard:jobs"), {"range": "all"}).context["per_task"]) == 1
+    assert curator.get(reverse("dashboard:jobs"), {"range": "bogus"}).context["range"] == "7"
