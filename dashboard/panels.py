@@ -3,6 +3,7 @@ a list of memories and a list of boosts: ready data and plotly figures, built he
 
 from dashboard import queries
 from dashboard.forms import resolution_choices
+from dashboard.versions import memory_versions
 from graph import queries as graph_queries
 from quality import charts
 from quality import queries as quality_queries
@@ -15,7 +16,8 @@ BOOSTS_CHARTED = 200
 
 
 def memory_panels(memory):
-    """Dimensions (radar), assessment and boost history, findings with their actions, neighbourhood."""
+    """Versions, dimensions (radar), assessment and boost history, findings with their actions,
+    neighbourhood."""
     data = quality_queries.memory_history(memory)
     dimensions = quality_queries.dimensions_of(memory)
     history = [
@@ -35,6 +37,7 @@ def memory_panels(memory):
             }
             for finding in data["findings"]
         ],
+        "versions": memory_versions(memory),
         "dimensions": dimensions,
         "dimension_chart": charts.memory_dimensions(dimensions),
         "history_chart": charts.assessment_history(history) if history else "",
