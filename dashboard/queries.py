@@ -6,7 +6,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.postgres.fields import ArrayField
 from django.core.paginator import Paginator
 from django.db.models import Avg, Count, Exists, F, Func, OuterRef, Q, Subquery, Sum, UUIDField
-from django.db.models.functions import Left, TruncDate
+from django.db.models.functions import Left, TruncDate, TruncWeek
 from django.utils import timezone
 
 from graph.models import Association
@@ -25,6 +25,30 @@ from quality.queries import open_inconsistency_counts, with_memories
 from quality.rules import DIMENSIONS, TIERS, histogram, histogram_counts, tier_counts
 
 TREND_DAYS = 30
+TREND_RANGES = {"7": 7, "30": 30, "90": 90, "all": None}
+SUPERSEDED_WEEKS = 26
+
+
+def trend_days(request):
+    """The trend charts' range from `?days=` (7, 30, 90 or all; anything else: 30), as (key, days)."""
+    key = request.GET.get("days", str(TREND_DAYS))
+    return (key, TREND_RANGES[key]) if key in TREND_RANGES else (str(TREND_DAYS), TREND_DAYS)
+
+
+def superseded_per_week(weeks=SUPERSEDED_WEEKS):
+    """Facts superseded per week (INVALIDATED_BY links made), by origin, over the last `weeks`."""
+    rows = (
+        Association.objects.filter(
+            relation_type="INVALIDATED_BY", created_at__gte=timezone.now() - timedelta(weeks=weeks)
+        )
+        .annotate(week=TruncWeek("created_at"))
+        .values("week", "origin")
+        .annotate(count=Count("id"))
+        .order_by("week", "origin")
+    )
+    return [{"week": row["week"].date(), "origin": row["origin"], "count": row["count"]} for row in rows]
+
+
 PHASE_ORDER = {name: index for index, (name, _, _) in enumerate(PHASES)}
 
 
@@ -91,15 +115,20 @@ def browsable_memories():
 
 
 def quality_trend(owner=None, memories=None, days=TREND_DAYS, with_snapshots=True):
-    """Daily average quality from consolidation snapshots and from the day's evaluations."""
-    since = timezone.now() - timedelta(days=days)
-    snapshots = QualitySnapshot.objects.filter(taken_at__gte=since)
+    """Daily average quality from consolidation snapshots and from the day's evaluations, over the
+    last `days` days (None: all time)."""
+    since = None if days is None else timezone.now() - timedelta(days=days)
+    snapshots = (
+        QualitySnapshot.objects.all()
+        if since is None
+        else QualitySnapshot.objects.filter(taken_at__gte=since)
+    )
     if not with_snapshots:
         snapshots = snapshots.none()
     # Consolidation re-evaluates every memory and is already summarised by its snapshots.
-    assessments = QualityAssessment.objects.filter(evaluated_at__gte=since, query="").exclude(
-        trigger=Trigger.CONSOLIDATION
-    )
+    assessments = QualityAssessment.objects.filter(query="").exclude(trigger=Trigger.CONSOLIDATION)
+    if since is not None:
+        assessments = assessments.filter(evaluated_at__gte=since)
     if owner is not None:
         snapshots = snapshots.filter(owner=owner)
     if memories is not None:

@@ -30,6 +30,7 @@ from quality.consolidation import (
 from quality.models import ConsolidationRun, Inconsistency
 
 BROWSER_PAGE_SIZE = 50
+TREND_RANGE_LABELS = [("7", "7 days"), ("30", "30 days"), ("90", "90 days"), ("all", "all")]
 
 
 def staff_required(view):
@@ -49,7 +50,8 @@ def staff_required(view):
 @staff_required
 def overview(request):
     data = queries.overview()
-    trend = queries.quality_trend()
+    range_key, days = queries.trend_days(request)
+    trend = queries.quality_trend(days=days)
     return render(
         request,
         "dashboard/overview.html",
@@ -58,7 +60,12 @@ def overview(request):
             "nav": "overview",
             "inconsistency_types": Inconsistency.Type.choices,
             "tier_chart": charts.tier_bars(data["summary"]["tiers"], height=280),
-            "trend_chart": charts.quality_trend(trend["snapshots"], trend["assessments"]),
+            "trend_chart": charts.quality_trend(trend["snapshots"], trend["assessments"], days=days),
+            "trend_range": range_key,
+            "trend_ranges": TREND_RANGE_LABELS,
+            "superseded_chart": charts.superseded_per_week(
+                queries.superseded_per_week(), weeks=queries.SUPERSEDED_WEEKS
+            ),
         },
     )
 
@@ -73,8 +80,12 @@ def quality(request):
     # Snapshots summarise whole accounts: they cannot follow a type or tag filter.
     by_content = bool(chosen.get("memory_type") or chosen.get("tag"))
     summary = queries.quality_summary(memories)
+    range_key, days = queries.trend_days(request)
     trend = queries.quality_trend(
-        owner=chosen.get("owner"), memories=memories if filtered else None, with_snapshots=not by_content
+        owner=chosen.get("owner"),
+        memories=memories if filtered else None,
+        days=days,
+        with_snapshots=not by_content,
     )
     return render(
         request,
@@ -89,7 +100,9 @@ def quality(request):
             "histogram_chart": charts.quality_histogram(summary["histogram"]),
             "tier_chart": charts.tier_bars(summary["tiers"], height=280),
             "dimension_chart": charts.dimension_bars(summary["dimensions"]),
-            "trend_chart": charts.quality_trend(trend["snapshots"], trend["assessments"]),
+            "trend_chart": charts.quality_trend(trend["snapshots"], trend["assessments"], days=days),
+            "trend_range": range_key,
+            "trend_ranges": TREND_RANGE_LABELS,
         },
     )
 

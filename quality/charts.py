@@ -141,17 +141,31 @@ def dimension_bars(averages, div_id="chart-dimensions"):
 
 
 def quality_trend(snapshots, assessments, days=30, div_id="chart-trend"):
-    """Average quality over the last `days`: consolidation snapshots and the daily mean of evaluations."""
+    """Average quality over the last `days` (None: since the first data): consolidation snapshots
+    and the daily mean of evaluations. With data on one day only, a note says so instead of
+    leaving a lone dot to explain itself."""
     today = date.today()
+    seen = sorted({row["day"] for row in [*snapshots, *assessments]})
+    start = (seen[0] if seen else today) if days is None else today - timedelta(days=days)
     figure = go.Figure(
         layout=_layout(
-            xaxis=_time_axis([today - timedelta(days=days), today], minimum_span=timedelta(days=1)),
+            xaxis=_time_axis([start, today], minimum_span=timedelta(days=1)),
             yaxis=_axis(range=[0, 1], title={"text": "average quality", "font": {"color": MUTED}}),
             showlegend=True,
             legend={"orientation": "h", "y": 1.12, "x": 0},
             margin={"l": 48, "r": 16, "t": 28, "b": 40},
         )
     )
+    if len(seen) < 2:
+        figure.add_annotation(
+            text="No data yet" if not seen else f"Only {seen[0]:%Y-%m-%d} so far: a trend needs a second day",
+            xref="paper",
+            yref="paper",
+            x=0.5,
+            y=0.5,
+            showarrow=False,
+            font={"color": MUTED},
+        )
     figure.add_trace(
         go.Scatter(
             x=[row["day"] for row in assessments],
@@ -174,6 +188,44 @@ def quality_trend(snapshots, assessments, days=30, div_id="chart-trend"):
             hovertemplate="%{x|%Y-%m-%d}: %{y:.3f} over %{customdata} memories<extra></extra>",
         )
     )
+    return _html(figure, div_id)
+
+
+ORIGIN_COLOURS = {"user": ACCENT, "enrichment": "#8a63b8", "consolidation": "#2f8a5f"}
+ORIGIN_LABELS = {
+    "user": "by a client or a reviewer",
+    "enrichment": "automatically",
+    "consolidation": "consolidation",
+}
+
+
+def superseded_per_week(rows, weeks, div_id="chart-superseded"):
+    """Facts superseded per week, stacked by who decided; weeks without any are zero, not gaps."""
+    today = date.today()
+    first = today - timedelta(days=today.weekday(), weeks=weeks - 1)
+    starts = [first + timedelta(weeks=index) for index in range(weeks)]
+    figure = go.Figure(
+        layout=_layout(
+            height=240,
+            barmode="stack",
+            showlegend=True,
+            legend={"orientation": "h", "y": 1.15, "x": 0},
+            margin={"l": 48, "r": 16, "t": 28, "b": 40},
+            xaxis=_axis(type="date", title={"text": "week starting", "font": {"color": MUTED}}),
+            yaxis=_axis(rangemode="tozero", title={"text": "facts superseded", "font": {"color": MUTED}}),
+        )
+    )
+    for origin, colour in ORIGIN_COLOURS.items():
+        counts = {row["week"]: row["count"] for row in rows if row["origin"] == origin}
+        figure.add_trace(
+            go.Bar(
+                x=starts,
+                y=[counts.get(start, 0) for start in starts],
+                name=ORIGIN_LABELS[origin],
+                marker={"color": colour},
+                hovertemplate=f"week of %{{x|%Y-%m-%d}}: %{{y}} {ORIGIN_LABELS[origin]}<extra></extra>",
+            )
+        )
     return _html(figure, div_id)
 
 
