@@ -272,8 +272,8 @@ def inconsistency_counts(counts, div_id="chart-inconsistencies"):
 
 def memory_dimensions(values, div_id="chart-memory-dimensions"):
     """Radar of one memory's five dimensions."""
-    names = [name.capitalize() for name in rules.DIMENSIONS]
     points = [round(values.get(name) or 0, 3) for name in rules.DIMENSIONS]
+    names = [f"{name.capitalize()} {point:.2f}" for name, point in zip(rules.DIMENSIONS, points, strict=True)]
     figure = go.Figure(
         go.Scatterpolar(
             r=[*points, points[0]],
@@ -290,8 +290,12 @@ def memory_dimensions(values, div_id="chart-memory-dimensions"):
                 "radialaxis": {
                     "range": [0, 1],
                     "gridcolor": GRID,
-                    "showticklabels": False,
+                    "showticklabels": True,
                     "tickvals": [0.25, 0.5, 0.75, 1],
+                    "ticktext": ["0.25", "0.5", "0.75", "1"],
+                    "tickfont": {"color": MUTED, "size": 9},
+                    "angle": 90,
+                    "tickangle": 90,
                 },
                 "angularaxis": {"gridcolor": GRID},
                 "bgcolor": "rgba(0,0,0,0)",
@@ -561,13 +565,13 @@ def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
     """The memory's graph neighbourhood drawn as a radial tree.
 
     `nodes` are dicts with id, label, quality and depth (0 for the centre); `edges` are dicts with
-    source, target, relation_type and strength. Only the edges of the tree (centre to neighbour,
-    neighbour to second hop) are drawn, so a busy neighbourhood stays readable; neighbours are
-    labelled, second hops show their text on hover.
+    source, target, relation_type, strength and optionally properties. Only the edges of the tree
+    (centre to neighbour, neighbour to second hop) are drawn, so a busy neighbourhood stays
+    readable; neighbours are labelled, second hops show their text on hover.
     """
     positions = _radial_positions(centre_id, nodes, edges)
     depth = {node["id"]: node["depth"] for node in nodes}
-    edge_x, edge_y, mid_x, mid_y, mid_text = [], [], [], [], []
+    edge_x, edge_y, mid_x, mid_y, mid_text, mid_labels = [], [], [], [], [], []
     for edge in edges:
         ends = (edge["source"], edge["target"])
         tree_edge = centre_id in ends or sorted(depth.get(end, -1) for end in ends) == [1, 2]
@@ -578,7 +582,12 @@ def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
         edge_y += [y0, y1, None]
         mid_x.append((x0 + x1) / 2)
         mid_y.append((y0 + y1) / 2)
-        mid_text.append(f"{edge['relation_type']} (strength {edge['strength']:.2f})")
+        mid_labels.append(edge["relation_type"])
+        extra = "".join(
+            f"<br>{escape(str(key), quote=False)}: {escape(str(value), quote=False)[:80]}"
+            for key, value in sorted((edge.get("properties") or {}).items())
+        )
+        mid_text.append(f"{edge['relation_type']}, strength {edge['strength']:.2f}{extra}")
     placed = [node for node in nodes if node["id"] in positions]
     figure = go.Figure(
         layout=_layout(
@@ -594,14 +603,20 @@ def neighbourhood_network(centre_id, nodes, edges, div_id="chart-network"):
             x=edge_x, y=edge_y, mode="lines", line={"color": "#c5cdd8", "width": 1.2}, hoverinfo="skip"
         )
     )
+    # Each edge is labelled with its type where there are few enough to read; hover tells its
+    # strength and properties.
+    labelled_edges = len(mid_x) <= MAX_LABELLED
     figure.add_trace(
         go.Scatter(
             x=mid_x,
             y=mid_y,
-            mode="markers",
+            mode="markers+text" if labelled_edges else "markers",
             marker={"size": 5, "color": "#c5cdd8"},
-            text=mid_text,
-            hovertemplate="%{text}<extra></extra>",
+            text=mid_labels if labelled_edges else None,
+            textfont={"size": 9, "color": MUTED},
+            textposition="top center",
+            customdata=mid_text,
+            hovertemplate="%{customdata}<extra></extra>",
         )
     )
     label_neighbours = sum(1 for node in placed if node["depth"] == 1) <= MAX_LABELLED
