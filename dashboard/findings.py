@@ -9,7 +9,14 @@ from django.views.decorators.http import require_POST
 
 from dashboard import queries
 from dashboard.filters import FindingFilterSet
-from dashboard.forms import DISMISS, BulkFindingsForm, ReclassifyForm, ResolveForm, resolution_choices
+from dashboard.forms import (
+    DISMISS,
+    SUPERSEDED,
+    BulkFindingsForm,
+    ReclassifyForm,
+    ResolveForm,
+    resolution_choices,
+)
 from dashboard.views import _back, staff_required
 from memsite.errors import DomainError, Invalid
 from quality import charts
@@ -173,3 +180,44 @@ def bulk(request):
     if refused:
         messages.error(request, "Not changed: " + "; ".join(refused))
     return _back(request, "dashboard:inconsistencies")
+
+
+def _older_newer(finding):
+    """The finding's two memories as (older, newer) by validity, then creation."""
+    pair = sorted(
+        (finding.memory1, finding.memory2), key=lambda memory: (memory.valid_from, memory.created_at)
+    )
+    return pair[0], pair[1]
+
+
+@staff_required
+def supersessions(request):
+    """The review queue of proposed supersessions: the older and the newer memory side by side,
+    with one-click apply, keep both and dismiss."""
+    filterset = FindingFilterSet(
+        {**request.GET.dict(), "status": request.GET.get("status", Inconsistency.Status.OPEN)},
+        queryset=queries.inconsistencies().filter(type=SUPERSEDED).exclude(memory2=None),
+    )
+    if not filterset.is_valid():
+        messages.error(request, "That filter is not valid: showing the open proposals.")
+        return redirect("dashboard:supersessions")
+    page = queries.paginate(filterset.qs, request.GET.get("page"), per_page=PAGE_SIZE)
+    query = request.GET.copy()
+    query.pop("page", None)
+    return render(
+        request,
+        "dashboard/supersessions.html",
+        {
+            "nav": "supersessions",
+            "filterset": filterset,
+            "status": filterset.form.cleaned_data["status"],
+            "statuses": Inconsistency.Status.choices,
+            "query": query,
+            "page": page,
+            "page_query": f"{query.urlencode()}&",
+            "rows": [
+                dict(zip(("older", "newer"), _older_newer(finding), strict=True), finding=finding)
+                for finding in page
+            ],
+        },
+    )

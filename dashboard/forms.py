@@ -9,6 +9,8 @@ from quality.models import Inconsistency
 from quality.services import RECLASSIFIABLE, Action
 
 DISMISS = "dismiss"
+SUPERSEDED = "superseded"
+APPLY = "apply"
 
 
 def resolution_choices(finding):
@@ -21,6 +23,15 @@ def resolution_choices(finding):
             return [(f"{Action.ARCHIVE}:1", "Keep it archived", "Close the finding; it stays archived")]
         return [(f"{Action.ARCHIVE}:1", "Archive it", "Archive this memory; it can be restored later")]
     choices = [(Action.KEEP_BOTH, "Keep both", "Both memories are right; close the finding")]
+    if finding.type == SUPERSEDED:
+        return [
+            (
+                APPLY,
+                "Apply: the newer replaces the older",
+                "Link the older memory as INVALIDATED_BY the newer",
+            ),
+            *choices,
+        ]
     if finding.type == Inconsistency.Type.DUPLICATE:
         choices += [
             (f"{Action.MERGE}:1", "Merge into A", "Keep A, archive B and count B's source as corroboration"),

@@ -8,6 +8,7 @@ urlpatterns = [
     path("quality/", views.quality, name="quality"),
     path("inconsistencies/", findings.inconsistencies, name="inconsistencies"),
     path("inconsistencies/bulk/", findings.bulk, name="bulk_findings"),
+    path("supersessions/", findings.supersessions, name="supersessions"),
     path("inconsistencies/<int:pk>/resolve/", findings.resolve, name="resolve"),
     path("inconsistencies/<int:pk>/reclassify/", findings.reclassify, name="reclassify"),
     path("boosts/", views.boosts, name="boosts"),
