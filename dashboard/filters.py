@@ -42,6 +42,14 @@ class MemoryFilterSet(django_filters.FilterSet):
         return queryset.filter(tags__contains=[value.strip().lower()])
 
 
+class StableOrderingFilter(django_filters.OrderingFilter):
+    """Ordering by a column, then by id, so that pages do not overlap on equal values."""
+
+    def filter(self, qs, value):
+        ordered = super().filter(qs, value)
+        return ordered.order_by(*ordered.query.order_by, "id") if value else ordered
+
+
 class MemoryBrowserFilterSet(MemoryFilterSet):
     tier = django_filters.ChoiceFilter(
         label="Tier", choices=list(rules.TIER_LABELS.items()), method="filter_tier", empty_label="All tiers"
@@ -59,9 +67,15 @@ class MemoryBrowserFilterSet(MemoryFilterSet):
         empty_label="Any",
     )
     q = django_filters.CharFilter(label="Search", method="filter_text")
+    sort = StableOrderingFilter(
+        label="Order",
+        fields=(("created_at", "created"), ("quality_score", "quality")),
+        field_labels={"created_at": "Created", "quality_score": "Quality"},
+        empty_label="Newest first",
+    )
 
     class Meta(MemoryFilterSet.Meta):
-        fields = [*MemoryFilterSet.Meta.fields, "tier", "archived", "boosted", "q"]
+        fields = [*MemoryFilterSet.Meta.fields, "tier", "archived", "boosted", "q", "sort"]
 
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)

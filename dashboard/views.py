@@ -140,11 +140,18 @@ def memories(request):
     rows = filterset.qs if valid else queries.browsable_memories()
     query = request.GET.copy()
     query.pop("page", None)
+    chosen = (filterset.form.cleaned_data.get("sort") if valid else None) or ["-created"]
+    sort_by, sort_desc = chosen[0].lstrip("-"), chosen[0].startswith("-")
     return render(
         request,
         "dashboard/memories.html",
         {
             "nav": "memories",
+            "sort_by": sort_by,
+            "sort_desc": sort_desc,
+            # A header sorts by its column, descending first; clicking it again flips the order.
+            "created_sort": "created" if (sort_by, sort_desc) == ("created", True) else "-created",
+            "quality_sort": "quality" if (sort_by, sort_desc) == ("quality", True) else "-quality",
             "filterset": filterset,
             "filtered": valid and any(filterset.form.cleaned_data.values()),
             "page": queries.paginate(rows, request.GET.get("page"), per_page=BROWSER_PAGE_SIZE),

@@ -5,6 +5,7 @@ from django.urls import reverse
 
 from memories.models import Memory
 from memories.services import archive_memory
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -70,3 +71,22 @@ def test_invalid_browser_filters_show_every_memory(curator, curation_data):
     response = curator.get(URL, {"tier": "nonsense", "owner": "x"})
     assert response.status_code == 200
     assert len(listed(response)) == len(curation_data["memories"])
+
+
+def test_the_quality_column_sorts_both_ways_and_keeps_the_filters(curator, alice):
+    for score in (0.3, 0.9, 0.6):
+        MemoryFactory(owner=alice, content=f"Memory scored {score}", quality=score, tags=["sorted"])
+    url = reverse("dashboard:memories")
+    best = curator.get(url, {"tag": "sorted", "sort": "-quality"})
+    assert [m.quality_score for m in best.context["page"]] == [0.9, 0.6, 0.3]
+    html = best.content.decode()
+    assert 'href="?tag=sorted&amp;sort=quality"' in html
+    worst = curator.get(url, {"tag": "sorted", "sort": "quality"})
+    assert [m.quality_score for m in worst.context["page"]] == [0.3, 0.6, 0.9]
+
+
+def test_an_unknown_sort_is_ignored(curator, alice):
+    MemoryFactory(owner=alice, content="One memory")
+    response = curator.get(reverse("dashboard:memories"), {"sort": "content"})
+    assert response.status_code == 200
+    assert response.context["sort_by"] == "created"
