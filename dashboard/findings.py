@@ -11,7 +11,6 @@ from dashboard import queries
 from dashboard.filters import FindingFilterSet
 from dashboard.forms import (
     DISMISS,
-    SUPERSEDED,
     BulkFindingsForm,
     ReclassifyForm,
     ResolveForm,
@@ -182,21 +181,13 @@ def bulk(request):
     return _back(request, "dashboard:inconsistencies")
 
 
-def _older_newer(finding):
-    """The finding's two memories as (older, newer) by validity, then creation."""
-    pair = sorted(
-        (finding.memory1, finding.memory2), key=lambda memory: (memory.valid_from, memory.created_at)
-    )
-    return pair[0], pair[1]
-
-
 @staff_required
 def supersessions(request):
     """The review queue of proposed supersessions: the older and the newer memory side by side,
     with one-click apply, keep both and dismiss."""
     filterset = FindingFilterSet(
         {**request.GET.dict(), "status": request.GET.get("status", Inconsistency.Status.OPEN)},
-        queryset=queries.inconsistencies().filter(type=SUPERSEDED).exclude(memory2=None),
+        queryset=queries.inconsistencies().filter(type=Inconsistency.Type.SUPERSEDED).exclude(memory2=None),
     )
     if not filterset.is_valid():
         messages.error(request, "That filter is not valid: showing the open proposals.")
@@ -215,8 +206,14 @@ def supersessions(request):
             "query": query,
             "page": page,
             "page_query": f"{query.urlencode()}&",
+            # A superseded finding names the older memory first.
             "rows": [
-                dict(zip(("older", "newer"), _older_newer(finding), strict=True), finding=finding)
+                {
+                    "finding": finding,
+                    "older": finding.memory1,
+                    "newer": finding.memory2,
+                    "details": finding.details or {},
+                }
                 for finding in page
             ],
         },

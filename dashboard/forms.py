@@ -9,8 +9,6 @@ from quality.models import Inconsistency
 from quality.services import RECLASSIFIABLE, Action
 
 DISMISS = "dismiss"
-SUPERSEDED = "superseded"
-APPLY = "apply"
 
 
 def resolution_choices(finding):
@@ -23,10 +21,10 @@ def resolution_choices(finding):
             return [(f"{Action.ARCHIVE}:1", "Keep it archived", "Close the finding; it stays archived")]
         return [(f"{Action.ARCHIVE}:1", "Archive it", "Archive this memory; it can be restored later")]
     choices = [(Action.KEEP_BOTH, "Keep both", "Both memories are right; close the finding")]
-    if finding.type == SUPERSEDED:
+    if finding.type == Inconsistency.Type.SUPERSEDED:
         return [
             (
-                APPLY,
+                Action.APPLY,
                 "Apply: the newer replaces the older",
                 "Link the older memory as INVALIDATED_BY the newer",
             ),

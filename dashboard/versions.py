@@ -23,8 +23,7 @@ WITH RECURSIVE chain(id, depth) AS (
 members AS (SELECT DISTINCT id FROM chain LIMIT %(limit)s)
 SELECT a.source_id, a.target_id, a.origin, a.properties->>'reason', a.created_at,
        (SELECT u.username FROM quality_inconsistency i JOIN auth_user u ON u.id = i.resolved_by_id
-        WHERE i.memory1_id = LEAST(a.source_id, a.target_id)
-          AND i.memory2_id = GREATEST(a.source_id, a.target_id)
+        WHERE (i.memory1_id, i.memory2_id) IN ((a.source_id, a.target_id), (a.target_id, a.source_id))
           AND i.status = 'resolved' AND i.resolution IN ('link_invalidated_by', 'apply')
         ORDER BY i.resolved_at DESC LIMIT 1)
 FROM graph_association a

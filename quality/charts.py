@@ -25,6 +25,7 @@ TYPE_COLOURS = {
     "duplicate": "#3558c8",
     "outdated": "#8a63b8",
     "low_confidence": "#d39b2a",
+    "superseded": "#0f7c8c",
 }
 STATUS_COLOURS = {"open": "#c2453a", "resolved": "#2f8a5f", "dismissed": "#9aa5b1"}
 CONFIG = {"displayModeBar": False, "responsive": True}

@@ -15,12 +15,12 @@ QUEUE = reverse("dashboard:supersessions")
 
 
 def propose(older, newer, confidence=0.8):
-    """A proposal as detection files it: the pair in canonical order (memory1 < memory2)."""
-    first, second = sorted((older, newer), key=lambda memory: memory.pk)
+    """A proposal as detection files it: memory1 the older memory, memory2 the newer."""
     return Inconsistency.objects.create(
         type="superseded",
-        memory1=first,
-        memory2=second,
+        memory1=older,
+        memory2=newer,
+        details={"confidence": confidence, "signals": ["same subject", "changed value"]},
         severity=confidence,
         description=f'"{newer.content}" replaces "{older.content}"',
     )
@@ -89,3 +89,32 @@ def test_an_unknown_owner_goes_back_to_the_open_proposals(curator, proposal):
 def test_other_findings_stay_out_of_this_queue(curator, curation_data):
     assert curator.get(QUEUE).context["rows"] == []
     assert b"No proposal to review" in curator.get(QUEUE).content
+
+
+def test_apply_makes_the_older_memory_superseded_by_the_newer(curator, proposal):
+    finding, older, newer = proposal
+    response = curator.post(
+        reverse("dashboard:resolve", args=[finding.pk]),
+        {"action": "apply", "note": "she moved in April", "next": QUEUE},
+    )
+    assert response["Location"] == QUEUE
+    finding.refresh_from_db()
+    assert (finding.status, finding.resolution, finding.note) == ("resolved", "apply", "she moved in April")
+    assert Memory.objects.get(pk=older.pk).superseded_by_id == newer.pk
+    html = curator.get(reverse("dashboard:memory", args=[newer.pk])).content.decode()
+    assert "decided by" in html
+    assert "she moved in April" in html
+
+
+def test_the_signals_behind_a_proposal_are_shown(curator, proposal):
+    assert "same subject, changed value" in curator.get(QUEUE).content.decode()
+
+
+def test_apply_is_offered_only_on_superseded_findings(curator, curation_data):
+    contradiction = Inconsistency.objects.get(type="contradiction")
+    response = resolve(curator, contradiction, "apply")
+    contradiction.refresh_from_db()
+    assert contradiction.status == "open"
+    assert [str(m) for m in get_messages(response.wsgi_request)] == [
+        "This action does not apply to this finding."
+    ]
