@@ -44,7 +44,7 @@ from django.db import connection, transaction
 
 from quality import neighbours, supersession
 from quality.facts import judging
-from quality.findings import STALE_RESOLUTION, UPSERT_RULE
+from quality.findings import STALE_RESOLUTION, UPSERT_RULE, excerpt_sql
 from quality.metrics import evaluate_memories
 from quality.models import Inconsistency, Trigger
 
@@ -193,7 +193,7 @@ classified AS MATERIALIZED (
 ),
 judged AS (
     SELECT c.*, m.confidence AS confidence1, o.confidence AS confidence2,
-           left(m.content, 80) AS content1, left(o.content, 80) AS content2,
+           {excerpt_sql("m.content")} AS content1, {excerpt_sql("o.content")} AS content2,
            -- linked by an association people made that says how they relate (LEADS_TO, ...)
            EXISTS (SELECT 1 FROM graph_association e
                    WHERE e.origin = 'user' AND e.relation_type <> 'CONTRADICTS'

@@ -7,6 +7,16 @@ run no longer found it; an open one is rewritten only when its severity or descr
 """
 
 STALE_RESOLUTION = "no_longer_detected"
+EXCERPT_LENGTH = 80
+
+
+def excerpt_sql(column, length=EXCERPT_LENGTH):
+    """SQL: the text of `column` for a finding's description, cut at the last whole word within
+    `length` characters and marked with an ellipsis when cut (a single longer word is cut)."""
+    return (
+        f"CASE WHEN length({column}) <= {length} THEN {column} ELSE left(regexp_replace("
+        f"left({column}, {length + 1}), '[[:space:]]+[^[:space:]]*$', ''), {length - 1}) || '…' END"
+    )
 
 # The ON CONFLICT clause of an INSERT INTO quality_inconsistency AS i (... detected_at) that needs
 # `%(stale)s` (STALE_RESOLUTION) among its parameters.

@@ -33,7 +33,7 @@ from memories import embeddings
 from memsite.errors import Conflict
 from quality import neighbours
 from quality.facts import judging, reading
-from quality.findings import STALE_RESOLUTION, UPSERT_RULE
+from quality.findings import STALE_RESOLUTION, UPSERT_RULE, excerpt_sql
 
 READ_BATCH = 2000
 APPLIED_SQL = """
@@ -68,7 +68,7 @@ ON CONFLICT (memory_id) DO UPDATE SET
 PAIRS_SQL = f"""
 SELECT o.id, n.id, o.owner_id, 1 - x.distance, 1 - (o_r.frame <=> n_r.frame),
        (n.valid_from, n.created_at) > (o.valid_from, o.created_at), o_r.reading, n_r.reading,
-       left(o.content, 80), left(n.content, 80)
+       {excerpt_sql("o.content")}, {excerpt_sql("n.content")}
 FROM memories_memory n
 JOIN quality_memoryreading n_r ON n_r.memory_id = n.id AND n_r.content_hash = n.content_hash
 CROSS JOIN LATERAL {neighbours.searched("n", "%(k)s")} x
