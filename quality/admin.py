@@ -27,12 +27,12 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 @admin.register(Inconsistency)
 class InconsistencyAdmin(admin.ModelAdmin):
     list_display = ["type", "status", "severity_display", "description", "memory1", "memory2", "detected_at"]
-    list_filter = ["status", "type"]
+    list_filter = ["status", "type", ("memory1__owner", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["description", "memory1__content", "memory2__content"]
     list_select_related = ["resolved_by"]
     show_full_result_count = False
     list_per_page = 50
-    actions = ["resolve_keep_both", "resolve_archive", "dismiss"]
+    actions = ["resolve_apply", "resolve_keep_both", "resolve_archive", "dismiss"]
     readonly_fields = [
         "type",
         "memory1",
@@ -82,6 +82,15 @@ class InconsistencyAdmin(admin.ModelAdmin):
         self.message_user(request, f"{verb} {done} findings.", messages.SUCCESS)
         if skipped:
             self.message_user(request, "Skipped " + "; ".join(skipped), messages.WARNING)
+
+    @admin.action(description="Apply: the newer memory replaces the older (superseded findings)")
+    def resolve_apply(self, request, queryset):
+        self._apply(
+            request,
+            queryset,
+            lambda finding: resolve_inconsistency(finding, Action.APPLY, request.user),
+            "Applied",
+        )
 
     @admin.action(description="Resolve: keep both memories")
     def resolve_keep_both(self, request, queryset):

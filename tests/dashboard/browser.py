@@ -124,16 +124,20 @@ def open_page(driver, url, name):
 
 
 def save_full_page(driver, name):
+    """The whole page as screenshots/<name>.png, and at half size as screenshots/small/<name>.png
+    (the size docs/screenshots keeps)."""
     size = driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
-    shot = driver.execute_cdp_cmd(
-        "Page.captureScreenshot",
-        {
-            "format": "png",
-            "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1},
-        },
-    )
-    (SCREENSHOTS / f"{name}.png").write_bytes(base64.b64decode(shot["data"]))
+    (SCREENSHOTS / "small").mkdir(exist_ok=True)
+    for path, scale in ((SCREENSHOTS / f"{name}.png", 1), (SCREENSHOTS / "small" / f"{name}.png", 0.5)):
+        shot = driver.execute_cdp_cmd(
+            "Page.captureScreenshot",
+            {
+                "format": "png",
+                "captureBeyondViewport": True,
+                "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": scale},
+            },
+        )
+        path.write_bytes(base64.b64decode(shot["data"]))
 
 
 def severe_errors(driver):
