@@ -16,7 +16,7 @@ from dashboard.forms import (
     ResolveForm,
     resolution_choices,
 )
-from dashboard.views import _back, staff_required
+from dashboard.views import redirect_back, staff_required
 from memsite.errors import DomainError, Invalid
 from quality import charts
 from quality.models import Inconsistency
@@ -86,7 +86,7 @@ def resolve(request, pk):
     if not form.is_valid():
         errors = form.errors.get("action") or form.errors.get("note") or ["Choose an action."]
         messages.error(request, "; ".join(errors))
-        return _back(request, "dashboard:inconsistencies")
+        return redirect_back(request, "dashboard:inconsistencies")
     action, memory_id = form.resolution()
     note = form.cleaned_data["note"]
     try:
@@ -99,7 +99,7 @@ def resolve(request, pk):
     else:
         done = "dismissed" if action == DISMISS else f"resolved ({action.replace('_', ' ')})"
         messages.success(request, f"Finding #{finding.pk} {done}.")
-    return _back(request, "dashboard:inconsistencies")
+    return redirect_back(request, "dashboard:inconsistencies")
 
 
 @staff_required
@@ -109,7 +109,7 @@ def reclassify(request, pk):
     form = ReclassifyForm(request.POST)
     if not form.is_valid():
         messages.error(request, "Choose a contradiction or a duplicate.")
-        return _back(request, "dashboard:inconsistencies")
+        return redirect_back(request, "dashboard:inconsistencies")
     try:
         finding = reclassify_inconsistency(finding, form.cleaned_data["type"], request.user)
     except DomainError as error:
@@ -118,10 +118,11 @@ def reclassify(request, pk):
         messages.success(
             request, f"Finding #{finding.pk} is now a {finding.type} (was a {finding.reclassified_from})."
         )
-    return _back(request, "dashboard:inconsistencies")
+    return redirect_back(request, "dashboard:inconsistencies")
 
 
 def _safe_next(request):
+    """The page the form came from when it is on this site, for the confirmation's Cancel link."""
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
         return target
@@ -147,7 +148,7 @@ def bulk(request):
     if not form.is_valid():
         errors = [message for messages_ in form.errors.values() for message in messages_]
         messages.error(request, " ".join(errors))
-        return _back(request, "dashboard:inconsistencies")
+        return redirect_back(request, "dashboard:inconsistencies")
     ids, action, note = (form.cleaned_data[name] for name in ("ids", "action", "note"))
     findings = list(
         queries.inconsistencies().filter(pk__in=ids, status=Inconsistency.Status.OPEN).order_by("pk")
@@ -178,7 +179,7 @@ def bulk(request):
     messages.success(request, f"{label.capitalize()}: {done} of {len(ids)} selected findings.")
     if refused:
         messages.error(request, "Not changed: " + "; ".join(refused))
-    return _back(request, "dashboard:inconsistencies")
+    return redirect_back(request, "dashboard:inconsistencies")
 
 
 @staff_required

@@ -107,7 +107,7 @@ def quality(request):
     )
 
 
-def _back(request, default):
+def redirect_back(request, default):
     """Redirect to the page the form came from, when it is on this site."""
     target = request.POST.get("next", "")
     if url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
@@ -188,7 +188,7 @@ def reset_memory_boost(request, memory_id):
         messages.success(request, f"Boost removed: quality score back to {memory.quality_score:.2f}.")
     else:
         messages.info(request, "This memory had no boost to reset.")
-    return _back(request, "dashboard:boosts")
+    return redirect_back(request, "dashboard:boosts")
 
 
 @staff_required
