@@ -54,11 +54,17 @@ WHERE ({scope}) AND (r.memory_id IS NULL OR r.content_hash <> m.content_hash)
 ORDER BY m.id LIMIT %(batch)s
 """
 
+# The memories are locked against deletion first (a memory deleted meanwhile is skipped, not a
+# foreign-key error at commit).
 STORE_READINGS_SQL = """
+WITH v AS (
+    SELECT * FROM jsonb_to_recordset(%s::jsonb) AS v(id uuid, content_hash text, reading jsonb, frame text)
+), kept AS (
+    SELECT m.id FROM memories_memory m WHERE m.id IN (SELECT id FROM v) FOR KEY SHARE
+)
 INSERT INTO quality_memoryreading (memory_id, content_hash, reading, frame, read_at)
 SELECT v.id, v.content_hash, v.reading, v.frame::vector, now()
-FROM jsonb_to_recordset(%s::jsonb) AS v(id uuid, content_hash text, reading jsonb, frame text)
-JOIN memories_memory m ON m.id = v.id
+FROM v JOIN kept ON kept.id = v.id
 ON CONFLICT (memory_id) DO UPDATE SET
     content_hash = EXCLUDED.content_hash, reading = EXCLUDED.reading, frame = EXCLUDED.frame,
     read_at = EXCLUDED.read_at
