@@ -10,7 +10,9 @@ wrote each and how). Each holds `supersession_pairs` (an older and a newer memor
 
 Pairs are scored as the detector scores them (quality.facts: readings, vectors, frames), with a
 pair of the newer memory and a random other memory of the same set as an extra negative, as a
-stored memory meets unrelated neighbours. Prints JSON.
+stored memory meets unrelated neighbours. A pair the judge does not admit (two speakers, no
+evidence of a change: `judging.admissible`) scores 0, as the detector gives it no verdict. The
+model is fitted on every pair. Prints JSON.
 """
 
 import argparse
@@ -48,13 +50,15 @@ def examples(labelled, seed=0):
     frames = np.array(embeddings.embed_many([reading.frame(text) for text in texts]))
     readings = [reading.read(text) for text in texts]
     count = len(pairs)
-    rows, labels, kinds = [], [], []
+    rows, labels, kinds, admitted = [], [], [], []
     rng = random.Random(seed)
 
     def add(older, newer, label, kind):
         similarity = float(vectors[older] @ vectors[newer])
         frame_similarity = float(frames[older] @ frames[newer])
-        rows.append(judging.features(readings[older], readings[newer], similarity, frame_similarity))
+        values = judging.features(readings[older], readings[newer], similarity, frame_similarity)
+        rows.append(values)
+        admitted.append(judging.admissible(readings[older], readings[newer], values))
         labels.append(label)
         kinds.append(kind)
 
@@ -70,7 +74,7 @@ def examples(labelled, seed=0):
         )
         for other in nearest[:NEGATIVES_PER_PAIR]:
             add(other, newer, 0, "near_unrelated")
-    return np.array(rows), np.array(labels), kinds
+    return np.array(rows), np.array(labels), kinds, np.array(admitted)
 
 
 def fit(rows, labels):
@@ -126,8 +130,8 @@ def cross_validate(data):
     for held in training:
         others = [name for name in training if name != held]
         model = fit(np.vstack([data[n][0] for n in others]), np.concatenate([data[n][1] for n in others]))
-        rows, labels, kinds = data[held]
-        probabilities = model.predict_proba(rows)[:, 1]
+        rows, labels, kinds, admitted = data[held]
+        probabilities = model.predict_proba(rows)[:, 1] * admitted
         folds[held] = [scores(probabilities, labels, kinds, threshold) for threshold in thresholds()]
         for collected, part in zip(pooled, (probabilities, labels, kinds), strict=True):
             collected.extend(part)
@@ -163,8 +167,8 @@ def evaluate(data):
 
     report = {}
     for name in HELD_OUT:
-        rows, labels, kinds = data[name]
-        probabilities = np.array([judging.probability(list(row)) for row in rows])
+        rows, labels, kinds, admitted = data[name]
+        probabilities = np.array([judging.probability(list(row)) for row in rows]) * admitted
         report[name] = [scores(probabilities, labels, kinds, threshold) for threshold in thresholds()]
     return report
 

@@ -173,10 +173,13 @@ def probability(values):
     return 1 / (1 + math.exp(-max(-50.0, min(50.0, raw))))
 
 
-def _evidence(values):
-    """Whether anything beyond likeness says a value changed: a decisive signal, or words of
-    change about the same subject. Near texts without it (two chat turns on one topic) are not
-    a replacement whatever the model says."""
+def admissible(older, newer, values):
+    """Whether the pair may be judged at all: not turns of two speakers (one person's turn does
+    not replace what another said), and with evidence beyond likeness that a value changed — a
+    decisive signal, or words of change about the same subject. Near texts without it (two chat
+    turns on one topic) are not a replacement whatever the model says."""
+    if older.speaker and newer.speaker and older.speaker != newer.speaker:
+        return False
     named = dict(zip(FEATURES, values, strict=True))
     return any(named[name] > 0 for name in DECISIVE) or (
         named["change_words"] > 0 and named["subject_same"] > 0
@@ -205,7 +208,7 @@ def judge(older, newer, similarity, frame_similarity, later):
     """A Verdict on whether `newer` replaces `older` (None when they can both hold, below 0.5).
 
     `later` says whether the newer memory became valid after the older one. Turns of two speakers
-    never replace each other, and a pair with no evidence of a change (`_evidence`) is no verdict.
+    never replace each other, and a pair with no evidence of a change (`admissible`) is no verdict.
     A pair that looks like a replacement between two memories valid from the same moment, without
     words that say a value changed, is a contradiction instead: both claim to hold at once. So is a
     near pair where one says its values are the only ones and the other names more
@@ -217,10 +220,8 @@ def judge(older, newer, similarity, frame_similarity, later):
     ):
         kind = "superseded" if later and newer.change else "contradiction"
         return Verdict(kind=kind, confidence=EXCLUSIVE_CONFIDENCE, signals=["exclusive_values"])
-    if older.speaker and newer.speaker and older.speaker != newer.speaker:
-        return None  # one person's turn does not replace what another said about themselves
     values = features(older, newer, similarity, frame_similarity)
-    if not _evidence(values):
+    if not admissible(older, newer, values):
         return None
     confidence = probability(values)
     if confidence < 0.5:
