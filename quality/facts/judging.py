@@ -55,8 +55,9 @@ SHOWN = [
 ]  # fmt: skip
 SIMILAR = 0.6
 # The signals strong enough for a proposal to be applied without a curator: the newer memory says
-# the older value no longer holds, or gives a value of some kind in place of the older one's.
-DECISIVE = ["replaced_old_value", "value_swapped"]
+# the older value no longer holds, or gives a value of some kind in place of the older one's
+# (`value_replaced`: as `value_swapped`, but a name and its short form, Mel and Melanie, are one).
+DECISIVE = ["replaced_old_value", "value_replaced"]
 
 
 @dataclass
@@ -159,6 +160,20 @@ def _value_changes(older, newer):
     ]
 
 
+def _value_replaced(older, newer):
+    """Whether a value of some kind gives way to another of that kind, names that shorten or
+    extend one another (a nickname, a first name) not counting as another."""
+    for kind in newer.values.keys() | older.values.keys():
+        old, new = set(older.values.get(kind, ())), set(newer.values.get(kind, ()))
+        gone, came = old - new, new - old
+        if kind == "name":
+            gone = {a for a in gone if not any(a.startswith(b) or b.startswith(a) for b in came)}
+            came = {b for b in came if not any(a.startswith(b) or b.startswith(a) for a in old)}
+        if gone and came:
+            return True
+    return False
+
+
 def probability(values):
     """The model's probability that the newer memory replaces the older one."""
     if len(values) != len(MODEL["features"]):
@@ -176,12 +191,12 @@ def probability(values):
 def admissible(older, newer, values):
     """Whether the pair may be judged at all: not turns of two speakers (one person's turn does
     not replace what another said), and with evidence beyond likeness that a value changed — a
-    decisive signal, or words of change about the same subject. Near texts without it (two chat
+    value replaced or swapped, or words of change about the same subject. Near texts without it (two chat
     turns on one topic) are not a replacement whatever the model says."""
     if older.speaker and newer.speaker and older.speaker != newer.speaker:
         return False
     named = dict(zip(FEATURES, values, strict=True))
-    return any(named[name] > 0 for name in DECISIVE) or (
+    return named["replaced_old_value"] > 0 or named["value_swapped"] > 0 or (
         named["change_words"] > 0 and named["subject_same"] > 0
     )
 
@@ -227,7 +242,7 @@ def judge(older, newer, similarity, frame_similarity, later):
     if confidence < 0.5:
         return None
     kind = "superseded" if later or newer.change else "contradiction"
-    fired = signals(values)
+    fired = signals(values) + (["value_replaced"] if _value_replaced(older, newer) else [])
     return Verdict(
         kind=kind, confidence=round(confidence, 3), signals=[*fired, "time_order"] if later else fired
     )

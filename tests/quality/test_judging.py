@@ -39,3 +39,11 @@ def test_two_chat_turns_on_one_topic_without_a_change_are_no_verdict():
         )
         is None
     )
+
+
+def test_a_nickname_for_the_same_person_is_no_decisive_change():
+    found = verdict(
+        "Caroline: Hey Mel! Long time no talk. Lots has been going on since then!",
+        "Caroline: Hey Melanie, great to hear from you. What's been up since we talked?",
+    )
+    assert found is None or not set(found.signals) & set(judging.DECISIVE)
