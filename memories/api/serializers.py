@@ -7,7 +7,7 @@ from datetime import UTC
 
 from rest_framework import serializers
 
-from graph.api.serializers import RelationSerializer
+from graph.api.serializers import RelationSerializer, edge_data
 
 
 # Plain serializers with every field declared: a ModelSerializer rebuilds its fields from the model
@@ -170,6 +170,7 @@ def recall_result_data(result):
                 "strength": float(relation["strength"]),
                 "direction": relation["direction"],
                 "memory_id": str(relation["memory_id"]),
+                "association": edge_data(relation["association"]),
             }
             for relation in result.relations
         ],

@@ -10,7 +10,7 @@ from graph.queries import Edge
 from memories import recall
 from memories.api import serializers as s
 from memories.api.recall_spec import recall_options
-from tests.factories import MemoryFactory
+from tests.factories import AssociationFactory, MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -49,8 +49,9 @@ def test_recall_results_with_relations_are_rendered_as_their_serializer_renders_
     found = recall.recall(alice, recall_options(QueryDict("query=Greta+cello&limit=5")), record_access=False)
     results = found["results"]
     assert len(results) == 2
+    stored = AssociationFactory(source=first, target=second, relation_type="RELATES_TO", strength=0.8)
     edge = Edge(str(first.pk), str(second.pk), "RELATES_TO", 0.8)
-    results[0].relations = [edge.seen_from(str(results[0].memory.pk))]
+    results[0].relations = [edge.seen_from(str(results[0].memory.pk), stored)]
 
     for result in results:
         assert s.recall_result_data(result) == s.RecallResultSerializer().to_representation(result)
