@@ -307,7 +307,8 @@ SELECT
     (SELECT json_agg(json_build_array(u.memory1_id, u.memory2_id, m.owner_id))
      FROM upserted u JOIN memories_memory m ON m.id = u.memory1_id
      WHERE u.type = 'superseded' AND u.status = 'open' AND u.severity >= %(auto)s
-       AND u.details->'signals' ?| %(decisive)s::text[])
+       AND u.details->'signals' ?| %(decisive)s::text[]
+       AND NOT u.details->'signals' ? %(turn)s)
 """
 
 
@@ -350,6 +351,7 @@ def _params(owner, changed_since=None):
         "stale": STALE_RESOLUTION,
         "auto": settings.SUPERSEDE_AUTO_CONFIDENCE,
         "decisive": judging.DECISIVE,
+        "turn": judging.TURN,
     }
 
 

@@ -207,6 +207,7 @@ def propose(memory_ids):
                 {
                     "auto": settings.SUPERSEDE_AUTO_CONFIDENCE,
                     "decisive": judging.DECISIVE,
+                    "turn": judging.TURN,
                     "stale": STALE_RESOLUTION,
                 },
             )
@@ -236,4 +237,5 @@ upserted AS (
 SELECT u.memory1_id, u.memory2_id, l.owner_id FROM upserted u JOIN locked l ON l.id = u.memory1_id
 WHERE u.type = 'superseded' AND u.status = 'open' AND u.severity >= %(auto)s
   AND u.details->'signals' ?| %(decisive)s::text[]
+       AND NOT u.details->'signals' ? %(turn)s
 """

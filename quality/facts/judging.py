@@ -58,6 +58,9 @@ SIMILAR = 0.6
 # the older value no longer holds, or gives a value of some kind in place of the older one's
 # (`value_replaced`: as `value_swapped`, but a name and its short form, Mel and Melanie, are one).
 DECISIVE = ["replaced_old_value", "value_replaced"]
+# A conversation turn ("Speaker: text") is what someone said in passing, not a kept fact: a
+# replacement between turns always waits for a curator.
+TURN = "conversation_turn"
 
 
 @dataclass
@@ -243,6 +246,8 @@ def judge(older, newer, similarity, frame_similarity, later):
         return None
     kind = "superseded" if later or newer.change else "contradiction"
     fired = signals(values) + (["value_replaced"] if _value_replaced(older, newer) else [])
+    if older.speaker or newer.speaker:
+        fired.append(TURN)
     return Verdict(
         kind=kind, confidence=round(confidence, 3), signals=[*fired, "time_order"] if later else fired
     )

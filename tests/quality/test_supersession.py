@@ -60,6 +60,16 @@ def test_a_memory_that_replaces_an_older_one_supersedes_it_after_its_jobs(store)
     assert age.differences() == []
 
 
+def test_a_replacement_between_conversation_turns_waits_for_a_curator(store):
+    older = store(f"Ines: {OLDER[0]}", OLDER[1])
+    newer = store(f"Ines: {NEWER[0]}", NEWER[1])
+    older.refresh_from_db()
+    assert older.superseded_by_id is None
+    (finding,) = superseded_findings()
+    assert (finding.memory1_id, finding.memory2_id, finding.status) == (older.pk, newer.pk, "open")
+    assert "conversation_turn" in finding.details["signals"]
+
+
 def test_two_facts_that_both_hold_are_left_alone(store):
     older, newer = (store(*memory) for memory in BOTH_TRUE)
     older.refresh_from_db()
