@@ -7,7 +7,7 @@ always given ("'days': Ensure this value is less than or equal to 365.").
 from django.conf import settings
 from rest_framework import serializers
 
-from memsite.api.specs import Rule, drf
+from memsite.api.specs import Rule, drf, strict
 from memsite.errors import Invalid
 from quality.services import RECLASSIFIABLE, Action
 
@@ -56,46 +56,53 @@ DISTRIBUTION = (
 )
 LOW = (drf("threshold", UnitFloatField(default=settings.QUALITY_WARNING_THRESHOLD)),)
 TRENDS = (drf("days", serializers.IntegerField(min_value=1, max_value=365, default=30)),)
-EVALUATE = (
-    drf(
-        "memory_ids",
-        serializers.ListField(
-            child=serializers.UUIDField(), min_length=1, max_length=MAX_EVALUATE_IDS, required=False
+EVALUATE = strict(
+    (
+        drf(
+            "memory_ids",
+            serializers.ListField(
+                child=serializers.UUIDField(), min_length=1, max_length=MAX_EVALUATE_IDS, required=False
+            ),
         ),
-    ),
-    drf("all", JsonBooleanField(default=False, help_text="Evaluate every live memory of the caller.")),
-    drf(
-        "query",
-        serializers.CharField(
-            max_length=2000,
-            required=False,
-            default="",
-            allow_blank=True,
-            help_text="When given, the answer scores the memories relative to this query (relevance "
-            "is the cosine similarity to it) and the stored scores do not change.",
+        drf("all", JsonBooleanField(default=False, help_text="Evaluate every live memory of the caller.")),
+        drf(
+            "query",
+            serializers.CharField(
+                max_length=2000,
+                required=False,
+                default="",
+                allow_blank=True,
+                help_text="When given, the answer scores the memories relative to this query (relevance "
+                "is the cosine similarity to it) and the stored scores do not change.",
+            ),
         ),
-    ),
-    Rule(ids_or_all),
+        Rule(ids_or_all),
+    )
 )
-RESOLVE = (
-    drf("action", serializers.ChoiceField(choices=Action.ALL)),
-    drf(
-        "memory_id",
-        serializers.UUIDField(
-            required=False,
-            help_text="archive: the memory to archive; merge: the memory to keep; link_*: the edge's source.",
+RESOLVE = strict(
+    (
+        drf("action", serializers.ChoiceField(choices=Action.ALL)),
+        drf(
+            "memory_id",
+            serializers.UUIDField(
+                required=False,
+                help_text="archive: the memory to archive; merge: the memory to keep; "
+                "link_*: the edge's source.",
+            ),
         ),
-    ),
-    drf(
-        "reason",
-        serializers.CharField(
-            max_length=500,
-            required=False,
-            default="",
-            allow_blank=True,
-            help_text="Why: kept as the finding's note (and on the edge for link_* actions).",
+        drf(
+            "reason",
+            serializers.CharField(
+                max_length=500,
+                required=False,
+                default="",
+                allow_blank=True,
+                help_text="Why: kept as the finding's note (and on the edge for link_* actions).",
+            ),
         ),
-    ),
+    )
 )
-RECLASSIFY = (drf("type", serializers.ChoiceField(choices=sorted(RECLASSIFIABLE))),)
-RUN = (drf("dry_run", JsonBooleanField(default=True, help_text="Only report what would change (default).")),)
+RECLASSIFY = strict((drf("type", serializers.ChoiceField(choices=sorted(RECLASSIFIABLE))),))
+RUN = strict(
+    (drf("dry_run", JsonBooleanField(default=True, help_text="Only report what would change (default).")),)
+)

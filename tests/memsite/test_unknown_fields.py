@@ -5,6 +5,7 @@ import pytest
 
 from graph.models import Association
 from memories.models import Memory
+from quality.models import Inconsistency
 from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
@@ -87,3 +88,23 @@ def test_a_snapshot_beyond_500_nodes_is_refused_like_every_list(alice_client):
 
     assert response.status_code == 400
     assert response.json()["message"] == "'limit' must be an integer between 1 and 500"
+
+
+def test_a_misspelt_field_of_a_quality_action_is_a_400_and_changes_nothing(alice_client, alice):
+    memory = MemoryFactory(owner=alice, content="The office is on the third floor")
+    finding = Inconsistency.objects.create(
+        type=Inconsistency.Type.OUTDATED, memory1=memory, severity=0.5, description="old"
+    )
+
+    resolve = alice_client.post(
+        f"/api/quality/inconsistencies/{finding.pk}/resolve",
+        {"action": "keep_both", "raeson": "checked"},
+        format="json",
+    )
+    evaluate = alice_client.post("/api/quality/evaluate", {"all": True, "qeury": "x"}, format="json")
+
+    assert [r.status_code for r in (resolve, evaluate)] == [400, 400]
+    assert resolve.json()["message"] == "Unknown field: 'raeson'"
+    assert evaluate.json()["message"] == "Unknown field: 'qeury'"
+    finding.refresh_from_db()
+    assert finding.status == "open"
