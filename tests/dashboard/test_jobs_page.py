@@ -86,3 +86,9 @@ def test_the_per_task_counts_follow_the_chosen_range(curator, failed_job):
     assert curator.get(reverse("dashboard:jobs"), {"range": "7"}).context["per_task"] == []
     assert len(curator.get(reverse("dashboard:jobs"), {"range": "all"}).context["per_task"]) == 1
     assert curator.get(reverse("dashboard:jobs"), {"range": "bogus"}).context["range"] == "7"
+
+
+def test_the_jobs_page_has_a_plain_title_and_one_history_table(curator):
+    html = curator.get(reverse("dashboard:jobs")).content.decode()
+    assert "<title>Jobs · memsite</title>" in html
+    assert html.count('id="job-history"') == 1
