@@ -149,8 +149,7 @@ def _value_changes(older, newer):
     """Whether a value of some kind gives way to another of the same kind (Ghent → Antwerp, $12 →
     $15), in how many kinds, and whether values were only added or only dropped."""
     swapped, added, dropped = 0, False, False
-    for kind in newer.values.keys() | older.values.keys():
-        old, new = set(older.values.get(kind, ())), set(newer.values.get(kind, ()))
+    for _, old, new in _values_by_kind(older, newer):
         if old - new and new - old:
             swapped += 1
         added |= bool(new - old) and not old - new
@@ -163,11 +162,16 @@ def _value_changes(older, newer):
     ]
 
 
+def _values_by_kind(older, newer):
+    """(kind, the older memory's values, the newer one's) for each kind either names."""
+    for kind in newer.values.keys() | older.values.keys():
+        yield kind, set(older.values.get(kind, ())), set(newer.values.get(kind, ()))
+
+
 def _value_replaced(older, newer):
     """Whether a value of some kind gives way to another of that kind, names that shorten or
     extend one another (a nickname, a first name) not counting as another."""
-    for kind in newer.values.keys() | older.values.keys():
-        old, new = set(older.values.get(kind, ())), set(newer.values.get(kind, ()))
+    for kind, old, new in _values_by_kind(older, newer):
         gone, came = old - new, new - old
         if kind == "name":
             gone = {a for a in gone if not any(a.startswith(b) or b.startswith(a) for b in came)}
