@@ -97,13 +97,15 @@ def strict(spec, ignored=(), ignored_why=""):
     schema = dict.fromkeys(ignored, {"description": f"Accepted and ignored: {ignored_why}"})
     known = known_names(spec) | set(ignored)
 
-    def only_known(data, values):
-        unknown = sorted(str(name) for name in data if name not in known)
-        if unknown:
-            names = ", ".join(f"'{name[:60]}'" for name in unknown[:10])
-            raise Invalid(f"Unknown {'field' if len(unknown) == 1 else 'fields'}: {names}")
+    return (*spec, Rule(lambda data, values: refuse_unknown(data, known), schema))
 
-    return (*spec, Rule(only_known, schema))
+
+def refuse_unknown(data, known):
+    """A 400 naming the keys of `data` (a JSON object or a QueryDict) not in `known`."""
+    unknown = sorted(str(name) for name in data if name not in known)
+    if unknown:
+        names = ", ".join(f"'{name[:60]}'" for name in unknown[:10])
+        raise Invalid(f"Unknown {'field' if len(unknown) == 1 else 'fields'}: {names}")
 
 
 def with_readers(spec, **readers):

@@ -12,7 +12,8 @@ from rest_framework.views import APIView
 
 from memories.queries import get_memory_for_user
 from memsite.api.jobs import accepted
-from memsite.api.pagination import Pagination
+from memsite.api.pagination import PAGE, Pagination
+from memsite.api.parameters import KnownParameters
 from memsite.api.specs import request_body, validate
 from memsite.errors import Conflict, Invalid, NotFound
 from memsite.validation import json_body
@@ -123,7 +124,8 @@ class ConsolidationRunView(APIView):
         )
 
 
-class ConsolidationRunListView(APIView):
+class ConsolidationRunListView(KnownParameters, APIView):
+    query_spec = PAGE
     permission_classes = [IsAdminUser]
 
     @extend_schema(
@@ -140,7 +142,7 @@ class ConsolidationRunListView(APIView):
         return Response({"status": "success", "count": paginator.count, "runs": data})
 
 
-class ConsolidationRunDetailView(APIView):
+class ConsolidationRunDetailView(KnownParameters, APIView):
     permission_classes = [IsAdminUser]
 
     @extend_schema(

@@ -11,6 +11,7 @@ from rest_framework.views import APIView
 from memories.queries import get_memory_for_user
 from memsite.api.jobs import JobAcceptedSerializer, accepted
 from memsite.api.pagination import Pagination
+from memsite.api.parameters import KnownParameters
 from memsite.api.specs import parameters, request_body, validate
 from memsite.validation import json_body
 from quality import queries, services
@@ -23,7 +24,9 @@ MEMORY_ID = OpenApiParameter("memory_id", str, OpenApiParameter.PATH, descriptio
 FINDING_ID = OpenApiParameter("pk", int, OpenApiParameter.PATH, description="The inconsistency's id.")
 
 
-class DistributionView(APIView):
+class DistributionView(KnownParameters, APIView):
+    query_spec = specs.DISTRIBUTION
+
     @extend_schema(
         summary="Quality distribution",
         description="Tier counts (high ≥ 0.7, medium 0.5–0.7, low < 0.5 on the effective score), "
@@ -38,7 +41,7 @@ class DistributionView(APIView):
         return Response(queries.quality_distribution(request.user, **params))
 
 
-class MemoryQualityView(APIView):
+class MemoryQualityView(KnownParameters, APIView):
     @extend_schema(
         summary="One memory's quality",
         description="Current dimensions, provenance, boost state, the last 50 assessments and "
@@ -79,7 +82,7 @@ class EvaluateView(APIView):
         )
 
 
-class ReportView(APIView):
+class ReportView(KnownParameters, APIView):
     @extend_schema(
         summary="Quality report",
         description="Statistics, dimension averages, open findings by type, the five most common "
@@ -104,7 +107,7 @@ class ReportView(APIView):
         "(consistency < 0.5), `verify_or_archive` (timeliness < 0.5).",
     )
 )
-class ImprovementsView(ListAPIView):
+class ImprovementsView(KnownParameters, ListAPIView):
     serializer_class = s.ImprovementSerializer
     pagination_class = Pagination
     filter_backends = []
@@ -124,7 +127,8 @@ class ImprovementsView(ListAPIView):
         parameters=parameters(specs.LOW),
     )
 )
-class LowQualityView(ListAPIView):
+class LowQualityView(KnownParameters, ListAPIView):
+    query_spec = specs.LOW
     serializer_class = s.MemorySummarySerializer
     pagination_class = Pagination
     filter_backends = []
@@ -145,7 +149,7 @@ class LowQualityView(ListAPIView):
         "`memory` and `min_severity`.",
     )
 )
-class InconsistencyListView(ListAPIView):
+class InconsistencyListView(KnownParameters, ListAPIView):
     queryset = Inconsistency.objects.none()  # for the schema; get_queryset scopes to the caller
     serializer_class = s.InconsistencySerializer
     pagination_class = Pagination
@@ -155,7 +159,7 @@ class InconsistencyListView(ListAPIView):
         return queries.inconsistencies_of(self.request.user).select_related("resolved_by")
 
 
-class InconsistencyDetailView(APIView):
+class InconsistencyDetailView(KnownParameters, APIView):
     @extend_schema(summary="One inconsistency", parameters=[FINDING_ID], responses=s.InconsistencySerializer)
     def get(self, request, pk):
         finding = queries.get_inconsistency_for_user(request.user, pk)
@@ -237,7 +241,7 @@ class DismissView(APIView):
 
 
 @extend_schema_view(get=extend_schema(summary="Association boost history", description="Newest first."))
-class BoostListView(ListAPIView):
+class BoostListView(KnownParameters, ListAPIView):
     serializer_class = s.BoostSerializer
     pagination_class = Pagination
     filter_backends = []
@@ -246,7 +250,9 @@ class BoostListView(ListAPIView):
         return queries.boosts_of(self.request.user).order_by("-created_at", "-pk")
 
 
-class TrendsView(APIView):
+class TrendsView(KnownParameters, APIView):
+    query_spec = specs.TRENDS
+
     @extend_schema(
         summary="Quality trends",
         description="Snapshots (taken by consolidation) and daily averages of assessments over the "

@@ -1,6 +1,8 @@
 """A key no endpoint reads is a 400 naming it, with nothing changed; the keys AutoMem's clients
 send that memsite works out itself are accepted and ignored (README, "Accepted and ignored")."""
 
+import uuid
+
 import pytest
 
 from graph.models import Association
@@ -57,6 +59,13 @@ def test_the_keys_automem_clients_send_are_accepted_and_ignored(alice_client):
         ("/recall", {"query": "x", "offset": "10"}, "Unknown field: 'offset'"),
         ("/memory/by-tag", {"tags": "a", "tag": "b"}, "Unknown field: 'tag'"),
         ("/graph/snapshot", {"limti": "3"}, "Unknown field: 'limti'"),
+        ("/api/quality/distribution", {"min": "0.2"}, "Unknown field: 'min'"),
+        ("/api/quality/low", {"threshold": "0.3", "limt": "3"}, "Unknown field: 'limt'"),
+        ("/api/quality/inconsistencies", {"type": "duplicate", "severity": "1"}, "Unknown field: 'severity'"),
+        ("/api/quality/improvements", {"page": "2"}, "Unknown field: 'page'"),
+        ("/api/quality/report", {"owner": "bob"}, "Unknown field: 'owner'"),
+        ("/api/quality/trends", {"day": "7"}, "Unknown field: 'day'"),
+        ("/api/quality/boosts", {"sort": "new"}, "Unknown field: 'sort'"),
     ],
 )
 def test_an_unknown_query_parameter_is_a_400_naming_it(alice_client, path, params, message):
@@ -108,3 +117,16 @@ def test_a_misspelt_field_of_a_quality_action_is_a_400_and_changes_nothing(alice
     assert evaluate.json()["message"] == "Unknown field: 'qeury'"
     finding.refresh_from_db()
     assert finding.status == "open"
+
+
+def test_the_quality_lists_take_their_filters_and_paging_and_nothing_else(alice_client, staff_client):
+    findings = {"type": "duplicate", "status": "open", "memory": str(uuid.uuid4()), "min_severity": "0.1"}
+    findings.update(limit=5, offset=0)
+    assert alice_client.get("/api/quality/inconsistencies", findings).status_code == 200
+    assert alice_client.get("/api/quality/low", {"threshold": "0.3", "limit": 5}).status_code == 200
+    assert staff_client.get("/api/consolidation/runs", {"limit": 5}).status_code == 200
+
+    response = staff_client.get("/api/consolidation/runs", {"limit": 5, "status": "failed"})
+
+    assert response.status_code == 400
+    assert response.json()["message"] == "Unknown field: 'status'"
