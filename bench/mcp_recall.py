@@ -9,18 +9,24 @@ keep-alive connection and the `recall_memory` tool called with the SDK's client 
 streamable HTTP connection, alternating which goes first. Both ask the same question with
 `limit=10`; the server embeds every query. The MCP figure is the whole tool round trip: JSON-RPC
 framing, token check, the same recall, and the structured result.
+
+Then it starts `manage.py mcp` as an assistant does (stdio, a fresh process) and times the first
+contact: from the spawn to the answered `initialize`, the first `recall_memory`, and the next ones.
 """
 
 import argparse
 import socket
+import sys
 import time
 
 import anyio
 import httpx2
 from mcp import Client as McpClient
+from mcp.client.stdio import StdioServerParameters
 from mcp.client.streamable_http import streamable_http_client
 
 from bench.client import (
+    ROOT,
     Client,
     database_url,
     emit,
@@ -29,6 +35,7 @@ from bench.client import (
     log,
     machine,
     running_server,
+    server_environment,
     summarize_ms,
 )
 from bench.recall_latency import owned_count
@@ -36,6 +43,7 @@ from bench.seed import generate_queries, seed
 
 DATABASE_URL = database_url("memsite_mcpbench")
 WARMUP = 20
+STDIO_RECALLS = 20
 
 
 def free_port():
@@ -93,6 +101,31 @@ async def measure(base_url, token, queries):
     }
 
 
+async def first_stdio_contact(database_url, token, queries):
+    """A fresh `manage.py mcp` over stdio: spawn to initialized, the first recall, the next ones."""
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["manage.py", "mcp"],
+        env=server_environment(database_url, {"MEMSITE_MCP_TOKEN": token}),
+        cwd=str(ROOT),
+    )
+    started = time.perf_counter()
+    async with McpClient(parameters) as mcp:
+        ready_ms = (time.perf_counter() - started) * 1000
+        recall_ms = []
+        for query in queries[: STDIO_RECALLS + 1]:
+            began = time.perf_counter()
+            result = await mcp.call_tool("recall_memory", {"query": query, "limit": 10})
+            recall_ms.append((time.perf_counter() - began) * 1000)
+            if result.is_error:
+                raise RuntimeError(f"recall_memory failed: {result.content[0].text}")
+    return {
+        "spawn_to_initialized_ms": round(ready_ms, 1),
+        "first_recall_ms": round(recall_ms[0], 1),
+        "next_recalls": summarize_ms(recall_ms[1:]),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--memories", type=int, default=10_000, help="memories of the bench user")
@@ -113,10 +146,12 @@ def main():
         started = time.perf_counter()
         result = anyio.run(measure, base_url, token, queries)
         seconds = time.perf_counter() - started
+    stdio = anyio.run(first_stdio_contact, args.database_url, token, queries)
     rest, mcp = result["rest_get_recall"], result["mcp_recall_memory"]
     log(
         f"GET /recall p50 {rest['p50_ms']} ms, p95 {rest['p95_ms']} ms; "
-        f"recall_memory p50 {mcp['p50_ms']} ms, p95 {mcp['p95_ms']} ms"
+        f"recall_memory p50 {mcp['p50_ms']} ms, p95 {mcp['p95_ms']} ms; stdio: initialized after "
+        f"{stdio['spawn_to_initialized_ms']} ms, first recall {stdio['first_recall_ms']} ms"
     )
     emit(
         {
@@ -131,6 +166,7 @@ def main():
             "server": f"gunicorn, {args.workers} uvicorn workers, memsite.asgi, 127.0.0.1:{port}",
             "seconds": round(seconds, 1),
             **result,
+            "stdio_first_contact": stdio,
             "machine": machine(),
         }
     )
