@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.faults restart [--clients 4] [--before 8] [--after 20]
     .venv/bin/python -m bench.faults kill-consolidation [--memories 20000]
     .venv/bin/python -m bench.faults outage-under-worker [--outage 5]
+    .venv/bin/python -m bench.faults killed-worker-then-run [--memories 20000] [--phase discover]
 
 `restart` serves memsite as `make run` does (gunicorn, 2 uvicorn workers) and lets clients
 store and recall while `pg_ctl restart -m fast` runs on the embedded PostgreSQL (the one of this
@@ -18,6 +19,14 @@ anything half-applied, and the status of the next run.
 `outage-under-worker` runs `manage.py worker` (as `make run` does), stops the embedded PostgreSQL
 for `--outage` seconds, starts it again, and reports whether the worker process survived, how long
 after the database was back its heartbeat resumed and a job queued then succeeded.
+
+`killed-worker-then-run` queues a consolidation run through the API (`POST
+/api/consolidation/run`, not a dry run), SIGKILLs the worker running it in `--phase`, asks for a
+dry run (202 or 409), starts a worker again and follows both runs' records and jobs until they
+settle: every status each run was seen in, how long each took to settle after the restart, what
+/health said meanwhile, and whether a third request is accepted afterwards. Recovery waits for the
+dead worker's heartbeat to be older than memsite.jobs.STALLED_WORKER_SECONDS and for the
+minute's `retry_stalled_jobs`.
 """
 
 import argparse
@@ -37,6 +46,7 @@ from bench.client import (
     database_url,
     emit,
     ensure_database,
+    issue_token,
     log,
     machine,
     running_server,
@@ -309,9 +319,89 @@ def outage_under_worker(args):
     }
 
 
+def _worker(env):
+    return subprocess.Popen(
+        [sys.executable, "manage.py", "worker"],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def killed_worker_then_run(args):
+    ensure_database(args.database_url, fresh=True)
+    seed(args.database_url, count=args.memories, username="faults", pool_size=256, progress=False)
+    with psycopg.connect(args.database_url, autocommit=True) as conn:
+        conn.execute("UPDATE auth_user SET is_staff = true WHERE username = 'faults'")
+    token, _ = issue_token(args.database_url, "faults")
+    env = server_environment(
+        args.database_url, {"MEMSITE_CONSOLIDATION_CRON": "", "MEMSITE_DETECTION_CRON": ""}
+    )
+    worker = _worker(env)
+    with (
+        running_server(args.database_url, args.port) as base_url,
+        psycopg.connect(args.database_url, autocommit=True) as conn,
+    ):
+        client = Client(base_url, token, timeout=60)
+        first, _ = client.expect("POST", "/api/consolidation/run", (202,), body={"dry_run": False})
+        first_run, first_job = first["run"]["id"], first["job_id"]
+        deadline = time.monotonic() + 600
+        while _run_record(conn, first_run)[1] != args.phase:
+            if time.monotonic() > deadline or worker.poll() is not None:
+                raise RuntimeError(f"run {first_run} never reached its {args.phase} phase")
+            time.sleep(0.01)
+        time.sleep(args.delay)
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+        log(f"killed the worker of run {first_run} in its {args.phase} phase")
+        second_status, second, _ = client.request("POST", "/api/consolidation/run", body={"dry_run": True})
+        second_run = second["run"]["id"] if second_status == 202 else None
+        worker = _worker(env)
+        restarted = time.monotonic()
+        runs = [run for run in (first_run, second_run) if run is not None]
+        seen = {run: [] for run in runs}
+        settled = {}
+        health = set()
+        try:
+            while len(settled) < len(runs) and time.monotonic() - restarted < args.settle:
+                for run in runs:
+                    status = _run_record(conn, run)[0]
+                    if not seen[run] or seen[run][-1] != status:
+                        seen[run].append(status)
+                    if status in ("succeeded", "failed") and run not in settled:
+                        settled[run] = round(time.monotonic() - restarted, 1)
+                health.add(client.request("GET", "/health")[1].get("status"))
+                time.sleep(0.5)
+            job_status = conn.execute(
+                "SELECT status FROM procrastinate_jobs WHERE id = %s", [first_job]
+            ).fetchone()[0]
+            third_status, _, _ = client.request("POST", "/api/consolidation/run", body={"dry_run": True})
+        finally:
+            worker.send_signal(signal.SIGTERM)
+            worker.wait(timeout=120)
+    return {
+        "benchmark": "fault_killed_worker_then_run",
+        "memories": args.memories,
+        "killed_in_phase": args.phase,
+        "second_request_status": second_status,
+        "statuses_seen": {str(run): statuses for run, statuses in seen.items()},
+        "settled_seconds_after_worker_restart": {str(run): settled.get(run) for run in runs},
+        "killed_job_final_status": job_status,
+        "health_statuses_seen": sorted(str(status) for status in health),
+        "third_request_status": third_status,
+        "ok": bool(
+            len(settled) == len(runs) and job_status in ("succeeded", "failed") and third_status == 202
+        ),
+        "machine": machine(),
+    }
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("fault", choices=["restart", "kill-consolidation", "outage-under-worker"])
+    parser.add_argument(
+        "fault", choices=["restart", "kill-consolidation", "outage-under-worker", "killed-worker-then-run"]
+    )
     parser.add_argument("--database-url", default=FAULTS_DATABASE_URL)
     parser.add_argument("--clients", type=int, default=4, help="restart: concurrent clients")
     parser.add_argument("--before", type=float, default=8, help="restart: seconds of load before it")
@@ -321,11 +411,15 @@ def main():
     parser.add_argument("--phase", default="relevance", help="kill-consolidation: phase to interrupt")
     parser.add_argument("--delay", type=float, default=0.2, help="kill-consolidation: seconds into the phase")
     parser.add_argument("--outage", type=float, default=5, help="outage-under-worker: seconds stopped")
+    parser.add_argument(
+        "--settle", type=float, default=300, help="killed-worker-then-run: seconds to wait for both runs"
+    )
     args = parser.parse_args()
     scenarios = {
         "restart": restart_under_load,
         "kill-consolidation": kill_consolidation,
         "outage-under-worker": outage_under_worker,
+        "killed-worker-then-run": killed_worker_then_run,
     }
     report = scenarios[args.fault](args)
     log(f"{report['benchmark']}: ok={report['ok']}")
