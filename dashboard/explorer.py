@@ -17,7 +17,7 @@ from memories.recall import COMPONENTS, recall
 # "Why not?" looks this far down the ranking (the API's largest limit).
 WHY_NOT_DEPTH = 100
 # Components recall subtracts from the score instead of adding.
-PENALTIES = {"superseded"}
+PENALTIES = {"superseded", "overtaken"}
 
 
 def explore(owner, options):

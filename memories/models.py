@@ -13,6 +13,7 @@ from django.utils import timezone
 from pgvector.django import HnswIndex, VectorField
 
 from memories.answers import HOLDS, QUESTION
+from memories.changes import STATES_CHANGE_SQL
 from memories.embeddings import vector_literal
 
 UNIT_FIELDS = [
@@ -134,6 +135,11 @@ class Memory(models.Model):
     )
     holds_number = models.GeneratedField(
         expression=Regex(F("content"), HOLDS["number"]), output_field=models.BooleanField(), db_persist=True
+    )
+    # Whether the content says a value changed ("moved", "no longer", "现在"): a newer memory that
+    # says so overtakes an older one on the same subject in recall (`overtaken`).
+    states_change = models.GeneratedField(
+        expression=Regex(F("content"), STATES_CHANGE_SQL), output_field=models.BooleanField(), db_persist=True
     )
     tags = ArrayField(models.CharField(max_length=100), default=list, blank=True)
     memory_type = models.CharField(max_length=20, choices=MemoryType.choices, default=MemoryType.MEMORY)

@@ -26,13 +26,29 @@ when the caller may read from one, else the primary.
 final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·tag
         + w_importance·importance + w_confidence·confidence + w_recency·recency
         + w_context·context + w_time·time + w_statement·statement + w_answer·answer
-        − w_superseded·superseded
+        − w_superseded·superseded − w_overtaken·overtaken
 with the weights of `settings.RECALL_WEIGHTS`.
 
 superseded = 1 for a memory another one had replaced by `valid_at` (or by now): its valid_until
 has passed; 0 otherwise. Its weight is subtracted, so a replaced fact ranks below the fact that
 replaced it when both match, and the scores of current memories do not move. `valid_at` keeps
 only the memories valid at that moment; `include_superseded=False` drops the replaced ones.
+
+overtaken = for a memory that newer ones on the same subject follow by less than w_overtaken, the
+share of w_overtaken it gives up to rank just below the last of them (0 to 1; 0 for the others):
+a newer memory overtakes when its embedding is at least `RECALL_OVERTAKEN_SIMILARITY` alike,
+it was written an hour or more later and says that a value changed (`states_change`: "moved",
+"now", "no longer", "现在" …). "Piet moved to Rotterdam in March" ranks above "My brother Piet
+lives in Utrecht" for "Which city does Piet live in?" before anyone applied a supersession, and
+the Utrecht memory moves down past it only. It looks among the best `OVERTAKEN_POOL` memories
+and is 0 for every memory when the query asks when or names a date (it asks about a time, not
+about what holds now). Conversation turns ("Speaker: …") neither overtake nor are overtaken: a
+later turn on the same topic is more talk about it, not a new value (with them, LoCoMo's recall@5
+fell from 0.726 to 0.567). On the labelled update pairs of bench/data/supersession that are no
+chat turns (no supersession applied) the newer fact came first for 0.161 of the training sets'
+update questions without it and 0.711 with 0.3 at similarity 0.4 (0.088 → 0.684 on the held-out
+set), while the older memory of two that both hold still came first for 0.778 of the questions
+it answers (0.907 without; 1.0 → 0.828 held out); LoCoMo's recall@5 stayed 0.726.
 
 keyword = the IDF-weighted share of the query's terms the memory contains. The IDF of a term is
 ln(1 + 4·per_term / (df + ½)) with df its matches among the filtered memories, counted up to
@@ -83,19 +99,19 @@ import json
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from django.conf import settings
 from django.db import connections, transaction
 
 from graph import queries as graph_queries
-from memories import answers, embeddings, services, time_query
+from memories import answers, changes, embeddings, services, time_query
 from memories.models import CJK_CHARACTERS, SEARCH_CONFIG, Memory
 from memsite import replicas
 
 COMPONENTS = [
     "vector", "keyword", "relation", "tag", "importance", "confidence", "recency", "context", "time",
-    "statement", "answer", "superseded",
+    "statement", "answer", "superseded", "overtaken",
 ]  # fmt: skip
 RECENCY_DAYS = 180
 TIME_DAYS = 3
@@ -395,20 +411,48 @@ fused AS (
                 + %(w_tag)s * s.tag + %(w_importance)s * s.importance + %(w_confidence)s * s.confidence
                 + %(w_recency)s * s.recency + %(w_context)s * s.context + %(w_time)s * s.time
                 + %(w_statement)s * s.statement + %(w_answer)s * s.answer
-                - %(w_superseded)s * s.superseded AS final
+                - %(w_superseded)s * s.superseded AS fused
     FROM scored s
+),{overtaken}
+settled AS (
+    SELECT f.*, {overtaken_value} AS overtaken, f.fused - %(w_overtaken)s * {overtaken_value} AS final
+    FROM fused f{overtaken_join}
 ),
 ranked AS (
-    SELECT r.*, {rank_score} AS rank_score FROM fused r
+    SELECT r.*, {rank_score} AS rank_score FROM settled r
 ),
 top AS (
     SELECT r.* FROM ranked r ORDER BY {rank_order} LIMIT %(limit)s
 )
 SELECT {columns}, r.vector, r.keyword, r.relation, r.context, r.tag, r.recency, r.time, r.statement,
-       r.answer, r.superseded, r.final, r.rank_score
+       r.answer, r.superseded, r.overtaken, r.final, r.rank_score
 FROM top r JOIN memories_memory m ON m.id = r.id
 ORDER BY {order}
 """
+
+# overtaken, for a memory that newer ones on the same subject (embeddings within
+# `overtaken_distance`), written at least `OVERTAKEN_GAP` later and saying that a value changed
+# (`states_change`), follow by less than w_overtaken among the `OVERTAKEN_POOL` best: the share of
+# w_overtaken it gives up to rank just below the last of them. Of memories that answer alike, the
+# one that says the value changed holds what is true now; the older one moves down only past it.
+# Conversation turns ("Speaker: …", `changes.TURN_SQL`) neither overtake nor are overtaken. A
+# fixed pool, so a result's score does not depend on the limit asked for.
+OVERTAKEN = """
+leaders AS MATERIALIZED (
+    SELECT f.id, f.fused, f.created_at, m.states_change, m.embedding, m.content ~ %(turn)s AS turn
+    FROM fused f JOIN memories_memory m ON m.id = f.id
+    ORDER BY f.fused DESC LIMIT %(overtaken_pool)s
+),
+overtaken_scores AS (
+    SELECT a.id, LEAST(1, (a.fused - min(b.fused) + 1e-6) / %(w_overtaken)s) AS overtaken
+    FROM leaders a JOIN leaders b
+      ON b.states_change AND NOT (a.turn OR b.turn) AND b.created_at >= a.created_at + %(overtaken_gap)s
+     AND b.fused <= a.fused AND b.fused > a.fused - %(w_overtaken)s
+     AND (b.embedding <=> a.embedding) <= %(overtaken_distance)s
+    GROUP BY a.id, a.fused
+),"""
+OVERTAKEN_POOL = 20
+OVERTAKEN_GAP = timedelta(hours=1)
 
 MEMORY_COLUMNS = ", ".join(
     f"m.{f.column}" for f in Memory._meta.concrete_fields if f.name not in ("embedding", "search_vector")
@@ -439,9 +483,9 @@ def _orders(options):
     return (by_score if options.query or options.rank_by_quality else listed), listed
 
 
-def _statement(options, given):
+def _statement(options, given, overtaking):
     """The one recall statement: memories gathered (or `given` by the graph step) → candidates →
-    scores → ranking."""
+    scores → ranking (with `overtaking`, the `overtaken` component)."""
     filters = _filters(options, with_tags=not given or options.expand_respect_tags)
     if given:
         matched = GIVEN.format(filters=filters)
@@ -454,7 +498,13 @@ def _statement(options, given):
         matched = GATHERED_BY_TIME.format(filters=filters, direction=direction)
     rank_order, order = _orders(options)
     ranked = RANKED.format(
-        columns=MEMORY_COLUMNS, rank_score=_rank_score(options), rank_order=rank_order, order=order
+        columns=MEMORY_COLUMNS,
+        rank_score=_rank_score(options),
+        rank_order=rank_order,
+        order=order,
+        overtaken=OVERTAKEN if overtaking else "",
+        overtaken_value="COALESCE(o.overtaken, 0)::float" if overtaking else "0.0::float",
+        overtaken_join=" LEFT JOIN overtaken_scores o ON o.id = f.id" if overtaking else "",
     )
     if options.query:
         terms = TERM_WEIGHTS
@@ -534,6 +584,10 @@ def _params(user, options, query, given=None):
         "time_days": TIME_DAYS,
         "answer": query.answer,
         "context_decay": settings.RECALL_CONTEXT_DECAY,
+        "overtaken_pool": OVERTAKEN_POOL,
+        "overtaken_gap": OVERTAKEN_GAP,
+        "turn": changes.TURN_SQL,
+        "overtaken_distance": 1 - settings.RECALL_OVERTAKEN_SIMILARITY,
         "ring_candidates": not given.ids,
         "limit": options.limit + (options.expansion_limit if given.ids else 0),
         "ids": given.ids,
@@ -579,7 +633,11 @@ def _match_type(options, memory, seeds, entities):
 
 def _score(alias, user, options, query, given=None, seeds=(), entities=()):
     """Run the recall statement on database `alias`; answers RecallResult in ranking order."""
-    statement, params = _statement(options, bool(given)), _params(user, options, query, given)
+    overtaking = (
+        settings.RECALL_WEIGHTS["overtaken"] > 0 and query.vector is not None
+        and query.answer != "time" and query.named[0] is None
+    )
+    statement, params = _statement(options, bool(given), overtaking), _params(user, options, query, given)
     rows = Memory.objects.using(alias).raw(statement, params)
     results = []
     for memory in rows:

@@ -269,7 +269,11 @@ RECALL_WEIGHTS = {
     "answer": env_float("MEMSITE_RECALL_WEIGHT_ANSWER", 0.05, 0, 1),
     # Subtracted, not added: a memory another one has replaced ranks below it.
     "superseded": env_float("MEMSITE_RECALL_WEIGHT_SUPERSEDED", 0.3, 0, 1),
+    # Subtracted too: a memory a newer one on the same subject matches about as well as.
+    "overtaken": env_float("MEMSITE_RECALL_WEIGHT_OVERTAKEN", 0.3, 0, 1),
 }
+# How close (cosine similarity of the embeddings) a newer memory must be to overtake an older one.
+RECALL_OVERTAKEN_SIMILARITY = env_float("MEMSITE_RECALL_OVERTAKEN_SIMILARITY", 0.4, 0, 1)
 # The context a memory inherits from a PRECEDED_BY neighbour two steps away counts this much of
 # what it inherits from one a step away.
 RECALL_CONTEXT_DECAY = env_float("MEMSITE_RECALL_CONTEXT_DECAY", 0.85, 0, 1)

@@ -80,6 +80,7 @@ class ScoreComponentsSerializer(serializers.Serializer):
     statement = serializers.FloatField()
     answer = serializers.FloatField()
     superseded = serializers.FloatField()
+    overtaken = serializers.FloatField()
 
 
 class RecallResultSerializer(serializers.Serializer):

@@ -7,6 +7,8 @@ names of things.
 
 import re
 
+from memories import changes
+
 
 def words(text):
     return frozenset(text.split())
@@ -90,18 +92,8 @@ NUMBERED = re.compile(
 )
 
 # Words of the newer memory that say a value changed.
-CHANGE_EN = re.compile(
-    r"(?i)\b(now|nowadays|these days|currently|anymore|any more|no longer|moved|moving|switched|"
-    r"switching|changed|changing|replaced|replacing|instead|since|as of|starting|from now on|"
-    r"from this|effective|upgraded|downgraded|updated|rescheduled|postponed|pushed|brought forward|"
-    r"new|left|quit|resigned|stepped down|took over|taken over|takes over|became|become|turned|"
-    r"promoted|relocated|went up|gone up|put up|raised|increased|decreased|dropped|cut|reduced|"
-    r"down to|up to|back to|finally|got|signed|approved|resolved|settled|sold)\b"
-)
-CHANGE_ZH = re.compile(
-    r"(现在|如今|目前|已经|已|改为|改成|改到|换成|换了|换到|搬到|搬去|搬家|不再|调整|升级|更新|变成|变为|变了|"
-    r"新的|新|以后|今后|起|推迟|提前|涨|降|离职|辞职|跳槽|接任|接手|接管|升任|上线|批下来|结婚|离婚|分手)"
-)
+CHANGE_EN = changes.STATES_CHANGE_EN
+CHANGE_ZH = changes.STATES_CHANGE_ZH
 # Words of the older memory that say its state is passing: pending, on hold, still so for now.
 TRANSIENT_EN = re.compile(
     r"(?i)\b(still|yet|pending|on hold|in progress|being processed|under review|awaiting|waiting|"

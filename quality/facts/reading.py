@@ -14,9 +14,10 @@ import re
 import unicodedata
 from dataclasses import asdict, dataclass, field
 
+from memories import changes
 from quality.facts import lexicon as lx
 
-SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?:\s[A-Z][\w'’.-]*){0,3}):\s+(?=\S)")
+SPEAKER = changes.SPEAKER
 CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 VALUE = re.compile(r"[$€£¥]\s?\d[\d,.]*|\d[\d,.:/-]*\s?(?:%|am|pm)?|\b[A-Z][\w'’.-]+|[\w.+-]+@[\w.-]+")
 NAME = re.compile(r"(?<!^)(?<![.!?]\s)\b[A-Z][\w'’-]+")

@@ -54,6 +54,7 @@ def test_result_shape(alice_client, facts):
         "statement",
         "answer",
         "superseded",
+        "overtaken",
     }
     assert first["match_type"] in {"vector", "keyword"}
     assert first["relations"] == []

@@ -38,9 +38,9 @@ def test_a_superseded_memory_ranks_below_the_memory_that_replaced_it(alice_clien
     assert body["results"][0]["score_components"]["superseded"] == 0.0
 
 
-def test_without_the_component_the_better_matching_older_memory_ranks_first(alice_client, moved, settings):
+def test_without_the_components_the_better_matching_older_memory_ranks_first(alice_client, moved, settings):
     older, newer = moved
-    settings.RECALL_WEIGHTS = {**settings.RECALL_WEIGHTS, "superseded": 0.0}
+    settings.RECALL_WEIGHTS = {**settings.RECALL_WEIGHTS, "superseded": 0.0, "overtaken": 0.0}
     assert ids(recall(alice_client, query="Where does Ines live?"))[:2] == [str(older.pk), str(newer.pk)]
 
 
