@@ -1,5 +1,6 @@
-"""The dashboard's memory filters: type, tag and owner for the quality page, and those plus tier,
-archived, boosted and text search for the memory browser."""
+"""The dashboard's filters: type, tag and owner for the quality page, and those plus tier,
+archived, boosted and text search for the memory browser; owner for the review queue and the
+boost history."""
 
 import django_filters
 from django import forms
@@ -10,6 +11,7 @@ from django.db.models import Exists, OuterRef, Q
 from memories.models import LIVE, SEARCH_CONFIG, Memory, MemoryType
 from quality import rules
 from quality.filters import InconsistencyFilterSet
+from quality.models import QualityBoost
 
 
 def memory_owners():
@@ -105,3 +107,15 @@ class FindingFilterSet(InconsistencyFilterSet):
 
     class Meta(InconsistencyFilterSet.Meta):
         fields = [*InconsistencyFilterSet.Meta.fields, "owner"]
+
+
+class BoostFilterSet(django_filters.FilterSet):
+    """The boost history's filter: whose memories were boosted."""
+
+    owner = django_filters.ModelChoiceFilter(
+        label="Owner", queryset=memory_owners(), field_name="memory__owner", empty_label="All owners"
+    )
+
+    class Meta:
+        model = QualityBoost
+        fields = ["owner"]

@@ -224,25 +224,27 @@ def boost_points(boosts, recent=200):
     ]
 
 
-def boost_overview(page, per_page=20, recent=200):
-    boosts = boost_points(QualityBoost.objects.all(), recent)
-    kinds = dict(QualityBoost.objects.values_list("kind").annotate(count=Count("id")).order_by())
-    boosted = (
-        live_memories()
-        .filter(quality_boost_applied=True)
-        .select_related("owner")
-        .order_by("-quality_boost_date", "id")
-    )
-    page = paginate(boosted, page, per_page)
+def boost_overview(page, owner=None, per_page=20, recent=200):
+    """The boost history, of every owner's memories or of `owner`'s only."""
+    events = QualityBoost.objects.all()
+    boosted = live_memories().filter(quality_boost_applied=True)
+    if owner is not None:
+        events, boosted = events.filter(memory__owner=owner), boosted.filter(owner=owner)
+    kinds = dict(events.values_list("kind").annotate(count=Count("id")).order_by())
+    page = paginate(boosted.select_related("owner").order_by("-quality_boost_date", "id"), page, per_page)
     resting = boosts_resting_on_discovery(memory.pk for memory in page)
     for memory in page:
         memory.rests_on_discovery = memory.pk in resting
+    if owner is None:
+        resting_count = count_boosts_resting_on_discovery()
+    else:
+        resting_count = len(boosts_resting_on_discovery(boosted.values_list("pk", flat=True)))
     return {
-        "boosts": boosts,
+        "boosts": boost_points(events, recent),
         "kinds": kinds,
-        "resting_on_discovery": count_boosts_resting_on_discovery(),
+        "resting_on_discovery": resting_count,
         "page": page,
-        "recent_rows": with_memories(QualityBoost.objects.select_related("run"), "memory")[:15],
+        "recent_rows": with_memories(events.select_related("run"), "memory")[:15],
     }
 
 

@@ -11,7 +11,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_POST
 
 from dashboard import explorer, panels, queries
-from dashboard.filters import MemoryBrowserFilterSet, MemoryFilterSet
+from dashboard.filters import BoostFilterSet, MemoryBrowserFilterSet, MemoryFilterSet
 from dashboard.forms import RecallExplorerForm, StartConsolidationForm
 from memories import services as memory_services
 from memories.api.recall_spec import recall_options
@@ -117,11 +117,20 @@ def redirect_back(request, default):
 
 @staff_required
 def boosts(request):
-    data = queries.boost_overview(request.GET.get("page"))
+    filterset = BoostFilterSet(request.GET or None)
+    owner = filterset.form.cleaned_data.get("owner") if filterset.is_bound and filterset.is_valid() else None
+    data = queries.boost_overview(request.GET.get("page"), owner=owner)
     return render(
         request,
         "dashboard/boosts.html",
-        {**data, "nav": "boosts", "boost_chart": charts.boost_timeline(data["boosts"])},
+        {
+            **data,
+            "nav": "boosts",
+            "filterset": filterset,
+            "owner": owner,
+            "page_query": f"owner={owner.pk}&" if owner else "",
+            "boost_chart": charts.boost_timeline(data["boosts"]),
+        },
     )
 
 

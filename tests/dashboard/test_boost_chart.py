@@ -7,6 +7,7 @@ import pytest
 from django.utils import timezone
 
 from quality.charts import TIER_COLOURS, boost_figure
+from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
 
@@ -62,3 +63,24 @@ def test_markup_in_a_memory_is_shown_literally_in_the_labels():
 def test_the_boosts_page_draws_the_dumbbells_for_the_curation_run(curator, curation_data):
     response = curator.get("/dashboard/boosts/")
     assert b'"type":"category"' in response.content or b'"type": "category"' in response.content
+
+
+def test_the_boosts_page_shows_only_the_chosen_owner_s_boosts_and_keeps_the_owner_in_the_url(
+    curator, curation_data, alice, bob
+):
+    MemoryFactory(owner=bob, content="Bob keeps his notes in a paper diary.")
+    hub = f"/dashboard/memories/{curation_data['hub'].pk}/".encode()
+
+    mine = curator.get("/dashboard/boosts/", {"owner": alice.pk})
+    assert hub in mine.content
+    assert f'<option value="{alice.pk}" selected>'.encode() in mine.content
+
+    theirs = curator.get("/dashboard/boosts/", {"owner": bob.pk})
+    assert hub not in theirs.content
+    assert b"No boost has been recorded for bob's memories" in theirs.content
+
+
+def test_an_owner_the_boosts_page_does_not_know_shows_every_owner_s_boosts(curator, curation_data):
+    response = curator.get("/dashboard/boosts/", {"owner": "999999"})
+    assert response.status_code == 200
+    assert f"/dashboard/memories/{curation_data['hub'].pk}/".encode() in response.content
