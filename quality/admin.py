@@ -129,7 +129,7 @@ class QualityBoostAdmin(ReadOnlyAdmin):
         "factor",
         "run",
     ]
-    list_filter = ["kind"]
+    list_filter = ["kind", ("memory__owner", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["memory__content"]
     list_select_related = ["run"]
 
@@ -158,7 +158,7 @@ class QualityAssessmentAdmin(ReadOnlyAdmin):
         "timeliness",
         "relevance",
     ]
-    list_filter = ["trigger"]
+    list_filter = ["trigger", ("memory__owner", admin.RelatedOnlyFieldListFilter)]
     search_fields = ["memory__content"]
     list_select_related = []  # not False: that would join every related table
 

@@ -193,3 +193,21 @@ def test_the_memory_list_filters_by_validity_and_the_page_links_the_replacement(
     page = admin_client.get(reverse("admin:memories_memory_change", args=[older.pk])).content.decode()
     assert reverse("admin:memories_memory_change", args=[newer.pk]) in page
     assert "Ines has lived in Antwerp since April" in page
+
+
+def test_the_boost_list_filters_by_owner(admin_client, curation_data, alice):
+    response = admin_client.get(
+        reverse("admin:quality_qualityboost_changelist"), {"memory__owner__id__exact": alice.pk}
+    )
+    rows = response.context["cl"].result_list
+    assert rows
+    assert {row.memory.owner_id for row in rows} == {alice.pk}
+
+
+def test_the_assessment_list_filters_by_owner(admin_client, curation_data, alice, bob):
+    MemoryFactory(owner=bob, content="Bob keeps his notes in a paper diary.")
+    url = reverse("admin:quality_qualityassessment_changelist")
+    for owner in (alice, bob):
+        rows = admin_client.get(url, {"memory__owner__id__exact": owner.pk}).context["cl"].result_list
+        assert rows
+        assert {row.memory.owner_id for row in rows} == {owner.pk}
