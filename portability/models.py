@@ -20,7 +20,11 @@ class ImportRun(models.Model):
     imported = models.PositiveIntegerField(default=0)
     skipped = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
+    counts = models.JSONField(
+        default=dict, blank=True, help_text="per kind: imported, skipped and failed records"
+    )
     failures = models.JSONField(default=list, blank=True, help_text="the first 100: line and reason")
+    dry_run = models.BooleanField(default=False, help_text="report what would happen, write nothing")
     error = models.TextField(blank=True, default="")
     created_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
@@ -30,6 +34,12 @@ class ImportRun(models.Model):
 
     def __str__(self):
         return f"Import #{self.pk} of {self.format} ({self.status})"
+
+    def progress(self):
+        """The counts so far, without the failures."""
+        summary = self.summary()
+        del summary["failures"]
+        return summary
 
     def summary(self):
         return {
@@ -41,6 +51,8 @@ class ImportRun(models.Model):
             "imported": self.imported,
             "skipped": self.skipped,
             "failed": self.failed,
+            "counts": self.counts,
+            "dry_run": self.dry_run,
             "failures": self.failures,
         }
 

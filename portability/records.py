@@ -205,9 +205,8 @@ READERS = {
 }
 
 
-def read_record(text):
-    """(kind, clean record) of one line that is not the header; Invalid with the reason otherwise."""
-    record = parse_line(text)
+def read_record(record):
+    """The clean record of a parsed line (parse_line) that is not the header; Invalid otherwise."""
     if record["kind"] == "header":
         raise Invalid("A header may only be the first line")
-    return record["kind"], READERS[record["kind"]](record)
+    return READERS[record["kind"]](record)

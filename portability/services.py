@@ -9,6 +9,7 @@ finds every record already there and changes nothing.
 """
 
 import json
+import tempfile
 
 from django.db import connection, transaction
 from django.utils import timezone
@@ -20,6 +21,7 @@ from memsite import jobs
 from memsite.db import retry_on_conflict
 from memsite.errors import DomainError, Invalid
 from portability import records
+from portability.formats import FORMATS
 from portability.models import ImportedRecord, ImportLine, ImportRun
 
 BATCH = 256
@@ -29,6 +31,7 @@ MAX_REPORTED_FAILURES = 100
 UNREADABLE = "\x01"
 MISSING_MEMORY = "{kind} names memory '{id}', which this import has not stored"
 DUPLICATE_ID = "Duplicate id '{id}': line {line} has it too"
+OUTCOMES = ("imported", "skipped", "failed")
 
 
 def _decoded(raw):
@@ -47,8 +50,9 @@ def _numbered(raw_lines):
             yield number, text
 
 
-def take_in(owner, raw_lines, source_format=records.FORMAT):
-    """A new queued ImportRun holding the lines (bytes or text, memsite's format) after the header.
+def take_in(owner, raw_lines, source_format=records.FORMAT, dry_run=False):
+    """A new queued ImportRun holding the lines (bytes or text, memsite's format) after the header;
+    a `dry_run` one reports what it would do and writes nothing.
 
     A first line that is not memsite's header refuses the whole file (Invalid), with nothing kept.
     """
@@ -61,7 +65,7 @@ def take_in(owner, raw_lines, source_format=records.FORMAT):
     except Invalid as error:
         raise Invalid(f"Line {first[0]}: {error.message}") from None
     with transaction.atomic():
-        run = ImportRun.objects.create(owner=owner, format=source_format)
+        run = ImportRun.objects.create(owner=owner, format=source_format, dry_run=dry_run)
         table = ImportLine._meta.db_table
         total = first[0]
         with (
@@ -84,9 +88,40 @@ def queue_import(run):
     return jobs.defer(task.configure(lock=f"import-{run.pk}"), run_id=run.pk, owner_id=run.owner_id)
 
 
+def import_upload(owner, chunks, source_format=records.FORMAT, dry_run=False):
+    """Take in an uploaded file (its chunks of bytes, in `source_format`) and queue its import, as
+    POST /import and the dashboard's import page do; answers (run, job id). Invalid: a bad file."""
+    with tempfile.NamedTemporaryFile(prefix="memsite-import-", suffix=".upload") as saved:
+        for chunk in chunks:
+            saved.write(chunk)
+        saved.flush()
+        with transaction.atomic():
+            run = take_in(owner, FORMATS[source_format](saved.name), source_format, dry_run)
+            return run, queue_import(run)
+
+
 def run_import(run_id, progress=None):
-    """Run (or resume) an import to its end; answers its summary. `progress(n)` after each batch."""
+    """Run (or resume) an import to its end; answers its summary. `progress(n)` after each batch.
+
+    A dry run imports in one transaction that it rolls back, then keeps only the counts.
+    """
     ImportRun.objects.filter(pk=run_id).update(status=ImportRun.Status.RUNNING)
+    if not ImportRun.objects.filter(pk=run_id, dry_run=True).exists():
+        return _run(run_id, progress)
+    with transaction.atomic():
+        summary = _run(run_id, progress)
+        transaction.set_rollback(True)
+    ImportRun.objects.filter(pk=run_id).update(
+        status=ImportRun.Status.SUCCEEDED,
+        finished_at=timezone.now(),
+        next_line=summary["done_lines"] + 1,
+        **{name: summary[name] for name in ("imported", "skipped", "failed", "counts", "failures")},
+    )
+    ImportLine.objects.filter(run_id=run_id).delete()
+    return summary
+
+
+def _run(run_id, progress):
     while True:
         done = _import_batch(run_id)
         if done is None:
@@ -121,12 +156,13 @@ def _import_batch(run_id):
         batch.add_history("boost", BOOST_SQL)
         batch.add_history("assessment", ASSESSMENT_SQL)
         run.next_line = lines[-1][0] + 1
-        run.imported += batch.imported
-        run.skipped += batch.skipped
+        run.imported += batch.total("imported")
+        run.skipped += batch.total("skipped")
         run.failed += len(batch.failures)
+        run.counts = batch.added_to(run.counts)
         room = MAX_REPORTED_FAILURES - len(run.failures)
         run.failures = run.failures + sorted(batch.failures, key=lambda entry: entry["line"])[: max(room, 0)]
-        run.save(update_fields=["next_line", "imported", "skipped", "failed", "failures"])
+        run.save(update_fields=["next_line", "imported", "skipped", "failed", "counts", "failures"])
     return len(lines)
 
 
@@ -171,20 +207,42 @@ class _Batch:
     def __init__(self, run):
         self.run, self.owner = run, run.owner
         self.by_kind = {kind: [] for kind in records.KINDS}
-        self.failures, self.imported, self.skipped = [], 0, 0
-        self.memory_ids = {}
+        self.failures = []
+        self.counts = {kind: dict.fromkeys(OUTCOMES, 0) for kind in records.KINDS}
 
-    def fail(self, line, reason):
-        self.failures.append({"line": line, "reason": reason})
+    def count(self, kind, outcome, n=1):
+        self.counts[kind][outcome] += n
+
+    def total(self, outcome):
+        return sum(counts[outcome] for counts in self.counts.values())
+
+    def added_to(self, earlier):
+        """Run counts `earlier` (per kind) plus this batch's."""
+        return {
+            kind: {
+                outcome: earlier.get(kind, {}).get(outcome, 0) + self.counts[kind][outcome]
+                for outcome in OUTCOMES
+            }
+            for kind in records.KINDS
+        }
+
+    def fail(self, line, reason, kind=None):
+        """A failed line; `kind` when the line said which kind of record it is."""
+        self.failures.append({"line": line, "reason": reason, **({"kind": kind} if kind else {})})
+        if kind:
+            self.count(kind, "failed")
 
     def read(self, lines):
         for number, text in lines:
+            kind = None
             try:
                 if text == UNREADABLE:
                     raise Invalid("Line is not UTF-8 text, or holds a NUL character")
-                kind, record = records.read_record(text)
+                record = records.parse_line(text)
+                kind = record["kind"] if record["kind"] in records.KINDS else None
+                record = records.read_record(record)
             except DomainError as error:
-                self.fail(number, error.message)
+                self.fail(number, error.message, kind)
                 continue
             self.by_kind[kind].append((number, record))
 
@@ -202,9 +260,9 @@ class _Batch:
             earlier = known.get(record["id"])
             if record["id"] in seen or (earlier and earlier.run_id == self.run.pk):
                 line = seen.get(record["id"]) or earlier.line
-                self.fail(number, DUPLICATE_ID.format(id=record["id"], line=line))
+                self.fail(number, DUPLICATE_ID.format(id=record["id"], line=line), kind)
             elif earlier:
-                self.skipped += 1
+                self.count(kind, "skipped")
             else:
                 seen[record["id"]] = number
                 fresh.append((number, record))
@@ -231,9 +289,9 @@ class _Batch:
         changes = []
         for (_, record), (memory, duplicate) in zip(fresh, stored, strict=True):
             if duplicate:
-                self.skipped += 1
+                self.count("memory", "skipped")
                 continue
-            self.imported += 1
+            self.count("memory", "imported")
             changes.append(
                 {
                     "id": str(memory.pk),
@@ -273,7 +331,7 @@ class _Batch:
                 if record.get(name) is not None and record[name] not in memories
             ]
             if missing:
-                self.fail(number, MISSING_MEMORY.format(kind=kind.capitalize(), id=missing[0]))
+                self.fail(number, MISSING_MEMORY.format(kind=kind.capitalize(), id=missing[0]), kind)
                 continue
             ids = {name: memories.get(record[name]) for name in names}
             resolved.append((number, record, ids))
@@ -295,16 +353,16 @@ class _Batch:
                 ids["source"], ids["target"], record["type"], record["strength"], record["properties"]
             )
             if (ids["source"], ids["target"], record["type"]) in existing:
-                self.skipped += 1
+                self.count("association", "skipped")
             else:
                 by_origin.setdefault(record["origin"], []).append((number, link))
         for origin, entries in by_origin.items():
             landed = associate_memories(self.owner.pk, [link for _, link in entries], origin)
             for number, link in entries:
                 if link.key in landed:
-                    self.imported += 1
+                    self.count("association", "imported")
                 else:
-                    self.fail(number, "A memory of this association was deleted meanwhile")
+                    self.fail(number, "A memory of this association was deleted meanwhile", "association")
 
     def add_findings(self):
         resolved = self._resolved("finding", ["memory1", "memory2"])
@@ -321,8 +379,8 @@ class _Batch:
         with connection.cursor() as cursor:
             cursor.execute(FINDING_SQL, [_json(rows)])
             added = cursor.rowcount
-        self.imported += added
-        self.skipped += len(rows) - added
+        self.count("finding", "imported", added)
+        self.count("finding", "skipped", len(rows) - added)
 
     def add_history(self, kind, statement):
         """Boosts or assessments: rows of the memory's history, kept once per file id."""
@@ -333,7 +391,7 @@ class _Batch:
         rows = [{**record, "memory_id": str(ids["memory"])} for _, record, ids in resolved]
         with connection.cursor() as cursor:
             cursor.execute(statement, [_json(rows)])
-        self.imported += len(rows)
+        self.count(kind, "imported", len(rows))
         self._remember(kind, [(number, record) for number, record, _ in resolved])
 
 

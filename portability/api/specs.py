@@ -67,4 +67,9 @@ EXPORT = (
 IMPORT = (
     OWNER,
     Field("format", parse_format, {"type": "string", "enum": list(FORMATS), "default": "memsite"}),
+    Field(
+        "dry_run",
+        lambda value: parse_word_flag(value, "dry_run", default=False),
+        {"type": "boolean", "default": False, "description": "Report what would happen; write nothing."},
+    ),
 )

@@ -1,10 +1,7 @@
 """GET /export streams an owner's data; POST /import takes a file in and queues its import."""
 
-import shutil
-import tempfile
 import zlib
 
-from django.db import transaction
 from django.http import StreamingHttpResponse
 from drf_spectacular.utils import OpenApiParameter, OpenApiTypes, extend_schema, inline_serializer
 from rest_framework import serializers
@@ -17,7 +14,6 @@ from memsite.api.specs import parameters, validate
 from memsite.errors import Invalid, NotFound
 from portability import exports, services
 from portability.api import specs
-from portability.formats import FORMATS
 from portability.models import ImportRun
 
 CONTENT_TYPE = "application/x-ndjson"
@@ -64,20 +60,14 @@ class ExportView(APIView):
         return response
 
 
-def _saved(request):
-    """The uploaded file (multipart `file`) or the raw body, copied to a temporary file."""
-    target = tempfile.NamedTemporaryFile(prefix="memsite-import-", suffix=".upload")  # noqa: SIM115
-    if request.content_type.startswith("multipart/form-data"):
-        upload = request.FILES.get("file")
-        if upload is None:
-            target.close()
-            raise Invalid("Send the file in the multipart field 'file'")
-        for chunk in upload.chunks(COPY_CHUNK):
-            target.write(chunk)
-    else:
-        shutil.copyfileobj(request._request, target, COPY_CHUNK)
-    target.flush()
-    return target
+def _chunks(request):
+    """The chunks of the uploaded file (multipart `file`) or of the raw body."""
+    if not request.content_type.startswith("multipart/form-data"):
+        return iter(lambda: request._request.read(COPY_CHUNK), b"")
+    upload = request.FILES.get("file")
+    if upload is None:
+        raise Invalid("Send the file in the multipart field 'file'")
+    return upload.chunks(COPY_CHUNK)
 
 
 class ImportView(APIView):
@@ -87,9 +77,11 @@ class ImportView(APIView):
     @extend_schema(
         summary="Import a file of memories",
         description="A multipart upload (field `file`, with `format`) or a JSON Lines body (`format` "
-        "in the query string), up to MEMSITE_IMPORT_MAX_BYTES. Answers 202 with the job; "
-        "GET /import/<id> (or /api/jobs/<job_id>) shows the counts so far, then the result: "
-        "imported, skipped and failed, with the first 100 failures by line number.",
+        "in the query string), up to MEMSITE_IMPORT_MAX_BYTES; `dry_run` reports what the import "
+        "would do and writes nothing. Answers 202 with the job; "
+        "GET /import/<id> (or /api/jobs/<job_id>, under `progress`) shows the counts so far, then "
+        "the result: imported, skipped and failed, in all and per kind (`counts`), with the first "
+        "100 failures by line number.",
         parameters=parameters(specs.IMPORT),
         request={
             "multipart/form-data": {
@@ -103,14 +95,12 @@ class ImportView(APIView):
     def post(self, request):
         params = request.query_params.copy()
         if request.content_type.startswith("multipart/form-data"):
-            for name in ("format", "owner"):
+            for name in ("format", "owner", "dry_run"):
                 if request.POST.get(name):
                     params[name] = request.POST[name]
         options = validate(specs.IMPORT, params)
         owner = specs.owner_for(request.user, options["owner"])
-        with _saved(request) as saved, transaction.atomic():
-            run = services.take_in(owner, FORMATS[options["format"]](saved.name), options["format"])
-            job_id = services.queue_import(run)
+        run, job_id = services.import_upload(owner, _chunks(request), options["format"], options["dry_run"])
         return accepted(job_id, import_id=run.pk)
 
 

@@ -8,7 +8,7 @@ from graph.models import Association
 from memories.models import Memory
 from memsite.errors import DomainError
 from portability import services
-from portability.models import ImportRun
+from portability.models import ImportLine, ImportRun
 from tests.conftest import at_once, client_for
 from tests.factories import UserFactory
 from tests.portability.conftest import imported
@@ -56,7 +56,8 @@ def test_a_dry_run_reports_what_an_import_would_do_and_writes_nothing(alice, tmp
 
     assert out.getvalue() == "Would import 5 records, skipped 0, 0 failed.\n"
     assert not Memory.objects.filter(owner=alice).exists()
-    assert not alice.imports.exists()
+    assert list(alice.imports.values_list("dry_run", "imported", "status")) == [(True, 5, "succeeded")]
+    assert not ImportLine.objects.exists()
 
 
 @pytest.mark.django_db(transaction=True)

@@ -1,9 +1,7 @@
 import sys
-from contextlib import nullcontext
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 from tqdm import tqdm
 
 from memsite.errors import DomainError
@@ -25,15 +23,12 @@ class Command(BaseCommand):
         if user is None:
             raise CommandError(f"No user named '{owner}'")
         try:
-            with transaction.atomic() if dry_run else nullcontext():
-                run = services.take_in(user, FORMATS[format](file), format)
-                with tqdm(
-                    total=run.total_lines, unit="line", disable=options["verbosity"] == 0, file=sys.stderr
-                ) as bar:
-                    bar.update(run.next_line - 1)
-                    summary = services.run_import(run.pk, progress=bar.update)
-                if dry_run:
-                    transaction.set_rollback(True)
+            run = services.take_in(user, FORMATS[format](file), format, dry_run)
+            with tqdm(
+                total=run.total_lines, unit="line", disable=options["verbosity"] == 0, file=sys.stderr
+            ) as bar:
+                bar.update(run.next_line - 1)
+                summary = services.run_import(run.pk, progress=bar.update)
         except DomainError as error:
             raise CommandError(error.message) from None
         except OSError as error:
