@@ -113,8 +113,26 @@ def queue_health():
     return {"waiting": waiting, "heartbeat_age_seconds": heartbeat_age, "stalled": stale}
 
 
+# How far a waiting or running job of a task is, by task name: filled by the apps that own the
+# tasks (their AppConfig.ready()), so this module never imports them.
+PROGRESS_READERS = {}
+
+
+def register_progress(task_name, reader):
+    """`reader(job arguments)` answers the progress of a job of `task_name` (a dict, or None)."""
+    PROGRESS_READERS[task_name] = reader
+
+
+def job_progress(job):
+    reader = PROGRESS_READERS.get(job.task_name)
+    if reader is None or job.status not in ("todo", "doing"):
+        return None
+    return reader(job.args)
+
+
 def job_for_user(user, job_id):
-    """The job as a dict if `user` queued it for themselves (or is staff), else None."""
+    """The job as a dict if `user` queued it for themselves (or is staff), else None; `progress`
+    is the counts so far of a waiting or running job whose task reports them."""
     job = ProcrastinateJob.objects.filter(pk=job_id).first()
     if job is None or not (user.is_staff or job.args.get("owner_id") == user.pk):
         return None
@@ -125,6 +143,7 @@ def job_for_user(user, job_id):
         "queue": job.queue_name,
         "status": job.status,
         "attempts": job.attempts,
+        "progress": job_progress(job),
         "result": last.result if last and job.status == "succeeded" else None,
         "error": last.error if last and job.status == "failed" else "",
     }

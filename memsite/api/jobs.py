@@ -23,15 +23,32 @@ def accepted(job_id, **extra):
     return Response(body, status=status.HTTP_202_ACCEPTED)
 
 
+class JobSerializer(serializers.Serializer):
+    id = serializers.IntegerField()
+    task = serializers.CharField()
+    queue = serializers.CharField()
+    status = serializers.CharField()
+    attempts = serializers.IntegerField()
+    progress = serializers.DictField(
+        allow_null=True,
+        help_text="a waiting or running job's counts so far, for tasks that report them (an import: "
+        "status, lines, done_lines, imported, skipped, failed and counts per kind), else null",
+    )
+    result = serializers.DictField(allow_null=True)
+    error = serializers.CharField()
+
+
 class JobView(APIView):
     @extend_schema(
         summary="One background job",
         description="`status` is todo, doing, succeeded, failed, cancelled or aborted; `result` is "
         "what a succeeded job answered (e.g. a detection summary) and `error` why the last attempt "
-        "failed. Your own jobs only (staff see every job); any other id answers 404.",
+        "failed. `progress` is how far a waiting or running job has got, for tasks that report it "
+        "(an import: lines done of all, imported, skipped and failed in all and per kind), else "
+        "null. Your own jobs only (staff see every job); any other id answers 404.",
         responses=inline_serializer(
             "JobResponse",
-            {"status": serializers.CharField(), "job": serializers.DictField()},
+            {"status": serializers.CharField(), "job": JobSerializer()},
         ),
     )
     def get(self, request, job_id):
