@@ -5,6 +5,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Exists, OuterRef
 
 from memories.models import Memory
+from portability.formats import FORMATS
 from quality.models import Inconsistency
 from quality.services import RECLASSIFIABLE, Action
 
@@ -136,3 +137,35 @@ class RecallExplorerForm(forms.Form):
         empty_label="Choose an owner",
     )
     why_not = forms.UUIDField(required=False, label="Why not?")
+
+
+class OwnerField(forms.ModelChoiceField):
+    """The owner to export or import for; only staff are offered anyone but themselves."""
+
+    def __init__(self, user, **kwargs):
+        users = get_user_model().objects.order_by("username")
+        super().__init__(
+            queryset=users if user.is_staff else users.filter(pk=user.pk),
+            to_field_name="username",
+            initial=user.get_username(),
+            empty_label=None,
+            **kwargs,
+        )
+        self.label_from_instance = lambda owner: owner.get_username()
+
+
+class ExportForm(forms.Form):
+    def __init__(self, user, *args, **kwargs):
+        # Its own ids: it shares the page with the import form, which has an owner too.
+        super().__init__(*args, auto_id="id_export_%s", **kwargs)
+        self.fields["owner"] = OwnerField(user)
+
+
+class ImportForm(forms.Form):
+    file = forms.FileField()
+    format = forms.ChoiceField(choices=[(name, name) for name in FORMATS], initial="memsite")
+    dry_run = forms.BooleanField(required=False, help_text="Report what would happen; write nothing.")
+
+    def __init__(self, user, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["owner"] = OwnerField(user)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard import findings, views
+from dashboard import findings, moving, views
 
 app_name = "dashboard"
 urlpatterns = [
@@ -21,6 +21,11 @@ urlpatterns = [
     path("consolidation/", views.consolidation, name="consolidation"),
     path("consolidation/start/", views.start_consolidation, name="start_consolidation"),
     path("consolidation/runs/<int:pk>/progress/", views.run_progress, name="run_progress"),
+    path("moving/", moving.moving, name="moving"),
+    path("export/", moving.export, name="export"),
+    path("import/", moving.start_import, name="start_import"),
+    path("imports/<int:pk>/", moving.import_detail, name="import"),
+    path("imports/<int:pk>/progress/", moving.import_progress, name="import_progress"),
     path("jobs/", views.jobs_page, name="jobs"),
     path("jobs/<int:job_id>/retry/", views.retry_job, name="retry_job"),
 ]
