@@ -67,6 +67,17 @@ class Association(models.Model):
                 condition=Q(relation_type="PRECEDED_BY"),
                 name="association_preceded_target",
             ),
+            # The boosts page asks which boosted memories rest on their DISCOVERED links.
+            models.Index(
+                fields=["source"],
+                condition=Q(relation_type="DISCOVERED"),
+                name="association_discovered_source",
+            ),
+            models.Index(
+                fields=["target"],
+                condition=Q(relation_type="DISCOVERED"),
+                name="association_discovered_target",
+            ),
         ]
 
     def __str__(self):

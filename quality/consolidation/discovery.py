@@ -265,29 +265,35 @@ def discovery_phase(dry_run=False):
     return counts
 
 
-# Association-boosted live memories that would be below the connection minimum without their
-# DISCOVERED edges (and have at least one).
+# Association-boosted live memories that have DISCOVERED edges and would be below the connection
+# minimum without them: set-based from the DISCOVERED edges' ends, so its cost follows their number.
 RESTING_ON_DISCOVERY = """
-WITH boosted AS (
-    SELECT id FROM memories_memory
-    WHERE archived_at IS NULL AND quality_boost_applied AND quality_boost_reason = %(reason)s
-      AND (%(ids)s::uuid[] IS NULL OR id = ANY(%(ids)s::uuid[]))
+WITH discovered AS (
+    SELECT source_id AS id FROM graph_association WHERE relation_type = 'DISCOVERED'
+    UNION
+    SELECT target_id FROM graph_association WHERE relation_type = 'DISCOVERED'
+),
+boosted AS (
+    SELECT m.id FROM discovered d JOIN memories_memory m ON m.id = d.id
+    WHERE m.archived_at IS NULL AND m.quality_boost_applied AND m.quality_boost_reason = %(reason)s
+      AND (%(ids)s::uuid[] IS NULL OR m.id = ANY(%(ids)s::uuid[]))
 ),
 authored AS (
-    SELECT a.source_id AS memory_id, a.target_id AS neighbour_id
-    FROM graph_association a JOIN boosted b ON b.id = a.source_id
+    SELECT b.id AS memory_id, a.target_id AS neighbour_id
+    FROM boosted b JOIN graph_association a ON a.source_id = b.id
     WHERE a.origin = ANY(%(origins)s) AND a.relation_type <> 'DISCOVERED'
     UNION
-    SELECT a.target_id, a.source_id
-    FROM graph_association a JOIN boosted b ON b.id = a.target_id
+    SELECT b.id, a.source_id
+    FROM boosted b JOIN graph_association a ON a.target_id = b.id
     WHERE a.origin = ANY(%(origins)s) AND a.relation_type <> 'DISCOVERED'
+),
+connected AS (
+    SELECT p.memory_id, count(*) AS connections
+    FROM authored p JOIN memories_memory n ON n.id = p.neighbour_id AND n.archived_at IS NULL
+    GROUP BY p.memory_id
 )
-SELECT b.id FROM boosted b
-WHERE EXISTS (SELECT 1 FROM graph_association d
-              WHERE d.relation_type = 'DISCOVERED' AND (d.source_id = b.id OR d.target_id = b.id))
-  AND (SELECT count(*) FROM authored p
-       JOIN memories_memory n ON n.id = p.neighbour_id AND n.archived_at IS NULL
-       WHERE p.memory_id = b.id) < %(min_connections)s
+SELECT b.id FROM boosted b LEFT JOIN connected c ON c.memory_id = b.id
+WHERE coalesce(c.connections, 0) < %(min_connections)s
 """
 
 
