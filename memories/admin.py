@@ -94,6 +94,7 @@ class AssociationInline(admin.TabularInline):
 
     model = Association
     fk_name = "source"
+    template = "admin/memories/memory/association_inline.html"
     fields = ["relation_type", "target", "strength", "origin", "updated_at"]
     readonly_fields = fields
     extra = 0

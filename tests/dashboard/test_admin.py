@@ -120,6 +120,30 @@ def test_the_memory_page_lists_its_outgoing_associations_inline(admin_client, cu
     assert len(response.context["inline_admin_formsets"][0].formset.forms) == 6
 
 
+def test_a_memory_without_associations_says_so_and_still_saves(admin_client, alice):
+    memory = MemoryFactory(owner=alice, content="A memory that links to nothing")
+    url = reverse("admin:memories_memory_change", args=[memory.pk])
+    shown = admin_client.get(url)
+    assert 'id="no-outgoing-associations"' in shown.content.decode()
+    assert "links to no other memory yet" in shown.content.decode()
+    prefix = shown.context["inline_admin_formsets"][0].formset.prefix
+    response = admin_client.post(
+        url,
+        {
+            "content": "A memory that still links to nothing",
+            "tags": ",".join(memory.tags),
+            "memory_type": memory.memory_type,
+            "importance": memory.importance,
+            "metadata": "{}",
+            f"{prefix}-TOTAL_FORMS": "0",
+            f"{prefix}-INITIAL_FORMS": "0",
+        },
+    )
+    assert response.status_code == 302
+    memory.refresh_from_db()
+    assert memory.content == "A memory that still links to nothing"
+
+
 def test_an_association_added_in_the_admin_is_mirrored_in_the_graph(admin_client, curation_data):
     first, second = curation_data["memories"][1], curation_data["memories"][5]
     response = admin_client.post(
