@@ -231,6 +231,12 @@ class Memory(models.Model):
                 gin_pending_list_limit=GIN_PENDING_LIST_KB,
             ),
             models.Index(fields=["owner", "memory_type"], name="memory_live_owner_type", condition=LIVE),
+            # The boosts page lists and counts the live boosted memories, newest boost first.
+            models.Index(
+                fields=["-quality_boost_date", "id"],
+                name="memory_live_boosted",
+                condition=LIVE & Q(quality_boost_applied=True),
+            ),
             # Every memory, archived ones included: the staff browser's and the admin's searches.
             GinIndex(
                 fields=["owner", "search_vector"],
