@@ -7,20 +7,21 @@ from memories.models import Memory
 
 MAX_VERSIONS = 50
 
-# Walks the links both ways from the memory; cycles are refused when a link is written, and the
-# depth bound keeps a damaged chain from running away. The reviewer who decided a supersession is
-# the one who resolved a finding of the pair with an action that made the link.
+# Walks the links both ways from the memory, breadth first. Cycles are refused when a link is
+# written; the walk keeps each memory once (UNION on the id alone) and stops at the first
+# MAX_VERSIONS memories it reaches, since PostgreSQL evaluates a recursive query only as far as its
+# reader asks. The reviewer who decided a supersession is the one who resolved a finding of the
+# pair with an action that made the link.
 VERSIONS_SQL = """
-WITH RECURSIVE chain(id, depth) AS (
-    SELECT %(memory)s::uuid, 0
+WITH RECURSIVE chain(id) AS (
+    SELECT %(memory)s::uuid
     UNION
-    SELECT CASE WHEN a.source_id = c.id THEN a.target_id ELSE a.source_id END, c.depth + 1
+    SELECT CASE WHEN a.source_id = c.id THEN a.target_id ELSE a.source_id END
     FROM chain c
     JOIN graph_association a
       ON a.relation_type = 'INVALIDATED_BY' AND (a.source_id = c.id OR a.target_id = c.id)
-    WHERE c.depth < %(limit)s
 ),
-members AS (SELECT DISTINCT id FROM chain LIMIT %(limit)s)
+members AS (SELECT id FROM chain LIMIT %(limit)s)
 SELECT a.source_id, a.target_id, a.origin, a.properties->>'reason', a.created_at,
        (SELECT u.username FROM quality_inconsistency i JOIN auth_user u ON u.id = i.resolved_by_id
         WHERE (i.memory1_id, i.memory2_id) IN ((a.source_id, a.target_id), (a.target_id, a.source_id))

@@ -4,6 +4,7 @@ every memory that replaced it, with dates and who or what decided."""
 import pytest
 from django.urls import reverse
 
+from dashboard.versions import MAX_VERSIONS
 from graph.models import Origin
 from graph.services import Link, associate_memories
 from quality.models import Inconsistency
@@ -64,3 +65,12 @@ def test_the_admin_memory_page_shows_the_same_timeline(admin_client, chain):
     html = admin_client.get(reverse("admin:memories_memory_change", args=[brussels.pk])).content.decode()
     assert 'id="memory-versions"' in html
     assert "Ines lives in Ghent" in html
+
+
+def test_a_memory_that_replaced_many_shows_the_first_fifty_versions(curator, alice):
+    newest = MemoryFactory(owner=alice, content="The team now meets on Thursdays")
+    older = MemoryFactory.create_batch(MAX_VERSIONS + 10, owner=alice, days_old=30)
+    associate_memories(alice.pk, [Link(memory.pk, newest.pk, "INVALIDATED_BY", 0.9, {}) for memory in older])
+    versions = curator.get(reverse("dashboard:memory", args=[newest.pk])).context["versions"]
+    assert len(versions) == MAX_VERSIONS
+    assert newest.pk in {row["memory"].pk for row in versions}
