@@ -37,6 +37,11 @@ def test_a_curator_opens_every_page_and_every_chart_renders(driver, live_server,
         "memory-contradicted": (f"/dashboard/memories/{online.pk}/", ["chart-memory-dimensions"]),
         "consolidation": ("/dashboard/consolidation/", ["chart-run-phases"]),
         "jobs": ("/dashboard/jobs/", []),
+        "memories": ("/dashboard/memories/", []),
+        "recall": (
+            f"/dashboard/recall/?owner={hub.owner_id}&query=how+does+the+team+deploy&limit=6&expand_relations=true",
+            [],
+        ),
     }
     for name, (path, expected) in pages.items():
         charts = open_page(driver, f"{live_server.url}{path}", name)

@@ -2,7 +2,9 @@
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef
 
+from graph.models import Association
 from memories.models import Memory
 from quality.models import ConsolidationRun, Inconsistency
 from tests.conftest import client_for
@@ -33,15 +35,22 @@ def chart_ids(charts):
 
 
 def test_every_admin_page_draws_its_charts(driver, live_server, curator_data):
+    from selenium.webdriver.common.by import By
+
     sign_in(driver, live_server)
     hub = curator_data["hub"]
     finding = Inconsistency.objects.get(type="contradiction")
     run = ConsolidationRun.objects.get()
+    unlinked = Memory.objects.exclude(Exists(Association.objects.filter(source=OuterRef("pk")))).first()
     pages = {
         "admin-memories": ("/admin/memories/memory/", {"chart-histogram", "chart-tiers"}),
         "admin-memory-hub": (
             f"/admin/memories/memory/{hub.pk}/change/",
             {"chart-memory-dimensions", "chart-assessments", "chart-network"},
+        ),
+        "admin-memory-no-links": (
+            f"/admin/memories/memory/{unlinked.pk}/change/",
+            {"chart-memory-dimensions"},
         ),
         "admin-inconsistency": (f"/admin/quality/inconsistency/{finding.pk}/change/", set()),
         "admin-boosts": ("/admin/quality/qualityboost/", {"chart-boosts"}),
@@ -54,6 +63,8 @@ def test_every_admin_page_draws_its_charts(driver, live_server, curator_data):
         charts = open_page(driver, f"{live_server.url}{path}", name)
         assert expected <= chart_ids(charts), name
         assert severe_errors(driver) == [], name
+    driver.get(f"{live_server.url}/admin/memories/memory/{unlinked.pk}/change/")
+    assert driver.find_element(By.ID, "no-outgoing-associations").is_displayed()
 
 
 def bar_heights(driver):
