@@ -45,11 +45,15 @@ class MemoryFilterSet(django_filters.FilterSet):
 
 
 class StableOrderingFilter(django_filters.OrderingFilter):
-    """Ordering by a column, then by id, so that pages do not overlap on equal values."""
+    """Ordering by a column, then by id in the same direction (one index serves both directions),
+    so that pages do not overlap on equal values."""
 
     def filter(self, qs, value):
         ordered = super().filter(qs, value)
-        return ordered.order_by(*ordered.query.order_by, "id") if value else ordered
+        if not value:
+            return ordered
+        first = ordered.query.order_by[0]
+        return ordered.order_by(*ordered.query.order_by, "-id" if first.startswith("-") else "id")
 
 
 class MemoryBrowserFilterSet(MemoryFilterSet):

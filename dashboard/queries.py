@@ -111,7 +111,7 @@ def list_summary(queryset):
 def browsable_memories():
     """Every memory, archived ones included, newest first, with its owner."""
     memories = Memory.objects.select_related("owner").defer("embedding", "search_vector")
-    return memories.order_by("-created_at", "id")
+    return memories.order_by("-created_at", "-id")
 
 
 def quality_trend(owner=None, memories=None, days=TREND_DAYS, with_snapshots=True):

@@ -250,6 +250,8 @@ class Memory(models.Model):
             ),
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
             models.Index(fields=["owner", "-created_at", "-sequence"], name="memory_owner_created"),
+            # The memory browser and the admin list every owner's memories newest first.
+            models.Index(fields=["-created_at", "-id"], name="memory_created"),
             models.Index(fields=["owner", "memory_type"], name="memory_owner_type"),
         ]
         constraints = [
