@@ -284,8 +284,13 @@ class MemoryAdmin(admin.ModelAdmin):
         response = super().changelist_view(request, extra_context)
         changelist = (getattr(response, "context_data", None) or {}).get("cl")
         if changelist is not None:
-            response.context_data.update(panels.memory_list_panels(changelist.queryset))
+            response.context_data.update(panels.memory_list_panels(changelist.paginator.summary))
         return response
+
+    def get_paginator(self, request, queryset, per_page, orphans=0, allow_empty_first_page=True):
+        return panels.SummaryPaginator(
+            queryset, per_page, orphans=orphans, allow_empty_first_page=allow_empty_first_page
+        )
 
     def change_view(self, request, object_id, form_url="", extra_context=None):
         """The edit form, then the memory's radar, histories, findings and graph neighbourhood."""

@@ -1,4 +1,6 @@
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from graph import age
@@ -235,3 +237,15 @@ def test_the_assessment_list_filters_by_owner(admin_client, curation_data, alice
         rows = admin_client.get(url, {"memory__owner__id__exact": owner.pk}).context["cl"].result_list
         assert rows
         assert {row.memory.owner_id for row in rows} == {owner.pk}
+
+
+def test_the_admin_list_counts_its_filtered_rows_in_the_summarys_own_scan(admin_client, alice):
+    MemoryFactory.create_batch(3, owner=alice, memory_type="Decision")
+    MemoryFactory(owner=alice, memory_type="Context")
+    url = reverse("admin:memories_memory_changelist")
+    with CaptureQueriesContext(connection) as queries:
+        response = admin_client.get(url, {"memory_type__exact": "Decision"})
+    assert response.context["cl"].result_count == 3
+    assert response.context["list_summary"]["total"] == 3
+    count_only = 'SELECT COUNT(*) AS "__count" FROM "memories_memory"'
+    assert [q["sql"] for q in queries if q["sql"].startswith(count_only)] == []
