@@ -4,23 +4,14 @@ boost history."""
 
 import django_filters
 from django import forms
-from django.contrib.auth import get_user_model
 from django.contrib.postgres.search import SearchQuery
-from django.db.models import Exists, OuterRef, Q
+from django.db.models import Q
 
 from memories.models import LIVE, SEARCH_CONFIG, Memory, MemoryType
+from memories.queries import memory_owners
 from quality import rules
 from quality.filters import InconsistencyFilterSet
 from quality.models import QualityBoost
-
-
-def memory_owners():
-    """The users who own at least one memory, by name."""
-    return (
-        get_user_model()
-        .objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
-        .order_by("username")
-    )
 
 
 class MemoryFilterSet(django_filters.FilterSet):

@@ -10,6 +10,7 @@ from graph.models import Association
 from memories import services
 from memories.api import specs
 from memories.models import LIVE, Memory
+from memories.queries import memory_owners
 from memsite.errors import DomainError
 from quality import metrics, rules
 from quality.consolidation import reset_boosts
@@ -29,6 +30,14 @@ class QualityTierFilter(admin.SimpleListFilter):
         if self.value() not in rules.TIERS:
             return queryset
         return queryset.filter(rules.tier_filter(self.value()))
+
+
+class MemoryOwnerFilter(admin.RelatedFieldListFilter):
+    """Owners to choose from: the users who own a memory, one index probe per user (Django's
+    RelatedOnlyFieldListFilter would collect the distinct owners of every row of the list)."""
+
+    def field_choices(self, field, request, model_admin):
+        return [(user.pk, str(user)) for user in memory_owners()]
 
 
 class ArchivedFilter(admin.SimpleListFilter):
@@ -124,7 +133,7 @@ class MemoryAdmin(admin.ModelAdmin):
     list_filter = [
         QualityTierFilter,
         "memory_type",
-        ("owner", admin.RelatedOnlyFieldListFilter),
+        ("owner", MemoryOwnerFilter),
         ArchivedFilter,
         ValidityFilter,
         "quality_boost_applied",

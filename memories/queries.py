@@ -1,5 +1,8 @@
 """Reads of memories, always through the owner: another user's memory is as absent as a missing one."""
 
+from django.contrib.auth import get_user_model
+from django.db.models import Exists, OuterRef
+
 from memories.models import LIVE, Memory
 from memsite.errors import NotFound
 from memsite.validation import parse_uuid
@@ -54,3 +57,12 @@ def list_memories(user, filters):
     if filters["end"]:
         memories = memories.filter(created_at__lte=filters["end"])
     return memories.order_by(*ORDERINGS[filters["order"]])
+
+
+def memory_owners():
+    """The users who own at least one memory, by name (one index probe per user)."""
+    return (
+        get_user_model()
+        .objects.filter(Exists(Memory.objects.filter(owner=OuterRef("pk"))))
+        .order_by("username")
+    )

@@ -2,6 +2,7 @@ from django.contrib import admin, messages
 
 from dashboard import panels
 from dashboard.forms import resolution_choices
+from memories.admin import MemoryOwnerFilter
 from memsite.errors import DomainError
 from quality.models import ConsolidationRun, Inconsistency, QualityAssessment, QualityBoost
 from quality.queries import with_memories
@@ -27,7 +28,7 @@ class ReadOnlyAdmin(admin.ModelAdmin):
 @admin.register(Inconsistency)
 class InconsistencyAdmin(admin.ModelAdmin):
     list_display = ["type", "status", "severity_display", "description", "memory1", "memory2", "detected_at"]
-    list_filter = ["status", "type", ("memory1__owner", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["status", "type", ("memory1__owner", MemoryOwnerFilter)]
     search_fields = ["description", "memory1__content", "memory2__content"]
     list_select_related = ["resolved_by"]
     show_full_result_count = False
@@ -129,7 +130,7 @@ class QualityBoostAdmin(ReadOnlyAdmin):
         "factor",
         "run",
     ]
-    list_filter = ["kind", ("memory__owner", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["kind", ("memory__owner", MemoryOwnerFilter)]
     search_fields = ["memory__content"]
     list_select_related = ["run"]
 
@@ -158,7 +159,7 @@ class QualityAssessmentAdmin(ReadOnlyAdmin):
         "timeliness",
         "relevance",
     ]
-    list_filter = ["trigger", ("memory__owner", admin.RelatedOnlyFieldListFilter)]
+    list_filter = ["trigger", ("memory__owner", MemoryOwnerFilter)]
     search_fields = ["memory__content"]
     list_select_related = []  # not False: that would join every related table
 
