@@ -144,7 +144,11 @@ class Inconsistency(models.Model):
                 condition=Q(severity__gte=0, severity__lte=1), name="inconsistency_severity_unit"
             ),
         ]
-        indexes = [models.Index(fields=["status", "type"], name="inconsistency_status_type")]
+        indexes = [
+            models.Index(fields=["status", "type"], name="inconsistency_status_type"),
+            # The admin's list, most severe and newest first.
+            models.Index(fields=["-severity", "-detected_at", "-id"], name="inconsistency_review_order"),
+        ]
 
     def __str__(self):
         return f"{self.type}: {self.description[:60]}"
