@@ -249,6 +249,8 @@ class Memory(models.Model):
                 gin_pending_list_limit=GIN_PENDING_LIST_KB,
             ),
             models.Index(fields=["owner", "content_hash"], name="memory_owner_hash"),
+            # One owner's findings, boosts and assessments join their memories from this index alone.
+            models.Index(fields=["owner", "id"], name="memory_owner_id"),
             models.Index(fields=["owner", "-created_at", "-sequence"], name="memory_owner_created"),
             # The memory browser and the admin list every owner's memories newest first.
             models.Index(fields=["-created_at", "-id"], name="memory_created"),
