@@ -78,6 +78,13 @@ class Association(models.Model):
                 condition=Q(relation_type="DISCOVERED"),
                 name="association_discovered_target",
             ),
+            # The overview's facts superseded per week.
+            models.Index(
+                fields=["created_at"],
+                include=["origin"],
+                condition=Q(relation_type="INVALIDATED_BY"),
+                name="association_invalidated_time",
+            ),
         ]
 
     def __str__(self):
