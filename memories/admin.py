@@ -118,6 +118,18 @@ class AssociationInline(admin.TabularInline):
         return False
 
 
+def rounded(name):
+    """A read-only 0–1 or factor field of the memory with two decimals, the exact value on hover."""
+    field = Memory._meta.get_field(name)
+
+    @admin.display(description=field.verbose_name)
+    def shown(model_admin, memory):
+        value = getattr(memory, name)
+        return "–" if value is None else format_html('<span title="{}">{}</span>', value, f"{value:.2f}")
+
+    return shown
+
+
 @admin.register(Memory)
 class MemoryAdmin(admin.ModelAdmin):
     form = MemoryAdminForm
@@ -154,27 +166,27 @@ class MemoryAdmin(admin.ModelAdmin):
         "source_type",
         "source_id",
         "is_explicit",
-        "confidence",
+        "confidence_shown",
         "corroborating_sources",
         "created_at",
         "updated_at",
         "provenance_updated_at",
         "last_accessed_at",
         "access_count",
-        "quality_score",
-        "quality_overall",
-        "quality_accuracy",
-        "quality_completeness",
-        "quality_consistency",
-        "quality_timeliness",
-        "quality_relevance",
+        "quality_score_shown",
+        "quality_overall_shown",
+        "quality_accuracy_shown",
+        "quality_completeness_shown",
+        "quality_consistency_shown",
+        "quality_timeliness_shown",
+        "quality_relevance_shown",
         "quality_evaluated_at",
         "quality_boost_applied",
         "quality_boost_date",
         "quality_boost_connection_count",
-        "original_quality_before_boost",
-        "quality_boost_factor",
-        "relevance_score",
+        "original_quality_before_boost_shown",
+        "quality_boost_factor_shown",
+        "relevance_score_shown",
         "archived_at",
         "archive_reason",
         "valid_from",
@@ -186,19 +198,27 @@ class MemoryAdmin(admin.ModelAdmin):
         ("Validity", {"fields": ["valid_from", "valid_until", "replacement"]}),
         (
             "Provenance",
-            {"fields": ["source_type", "source_id", "is_explicit", "confidence", "corroborating_sources"]},
+            {
+                "fields": [
+                    "source_type",
+                    "source_id",
+                    "is_explicit",
+                    "confidence_shown",
+                    "corroborating_sources",
+                ]
+            },
         ),
         (
             "Quality",
             {
                 "fields": [
-                    "quality_score",
-                    "quality_overall",
-                    "quality_accuracy",
-                    "quality_completeness",
-                    "quality_consistency",
-                    "quality_timeliness",
-                    "quality_relevance",
+                    "quality_score_shown",
+                    "quality_overall_shown",
+                    "quality_accuracy_shown",
+                    "quality_completeness_shown",
+                    "quality_consistency_shown",
+                    "quality_timeliness_shown",
+                    "quality_relevance_shown",
                     "quality_evaluated_at",
                 ]
             },
@@ -210,8 +230,8 @@ class MemoryAdmin(admin.ModelAdmin):
                     "quality_boost_applied",
                     "quality_boost_date",
                     "quality_boost_connection_count",
-                    "original_quality_before_boost",
-                    "quality_boost_factor",
+                    "original_quality_before_boost_shown",
+                    "quality_boost_factor_shown",
                 ]
             },
         ),
@@ -224,13 +244,25 @@ class MemoryAdmin(admin.ModelAdmin):
                     "provenance_updated_at",
                     "last_accessed_at",
                     "access_count",
-                    "relevance_score",
+                    "relevance_score_shown",
                     "archived_at",
                     "archive_reason",
                 ]
             },
         ),
     ]
+
+    confidence_shown = rounded("confidence")
+    quality_score_shown = rounded("quality_score")
+    quality_overall_shown = rounded("quality_overall")
+    quality_accuracy_shown = rounded("quality_accuracy")
+    quality_completeness_shown = rounded("quality_completeness")
+    quality_consistency_shown = rounded("quality_consistency")
+    quality_timeliness_shown = rounded("quality_timeliness")
+    quality_relevance_shown = rounded("quality_relevance")
+    original_quality_before_boost_shown = rounded("original_quality_before_boost")
+    quality_boost_factor_shown = rounded("quality_boost_factor")
+    relevance_score_shown = rounded("relevance_score")
 
     @admin.display(description="content")
     def short_content(self, memory):

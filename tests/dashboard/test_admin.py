@@ -249,3 +249,12 @@ def test_the_admin_list_counts_its_filtered_rows_in_the_summarys_own_scan(admin_
     assert response.context["list_summary"]["total"] == 3
     count_only = 'SELECT COUNT(*) AS "__count" FROM "memories_memory"'
     assert [q["sql"] for q in queries if q["sql"].startswith(count_only)] == []
+
+
+def test_the_admin_memory_page_rounds_scores_and_keeps_the_exact_value_on_hover(admin_client, alice):
+    memory = MemoryFactory(owner=alice, content="A memory with an exact score")
+    Memory.objects.filter(pk=memory.pk).update(quality_score=0.6124973860243342, relevance_score=1.7242482388)
+    html = admin_client.get(reverse("admin:memories_memory_change", args=[memory.pk])).content.decode()
+    assert '<span title="0.6124973860243342">0.61</span>' in html
+    assert '<span title="1.7242482388">1.72</span>' in html
+    assert ">0.6124973860243342<" not in html
