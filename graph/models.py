@@ -81,7 +81,7 @@ class Association(models.Model):
             # The overview's facts superseded per week.
             models.Index(
                 fields=["created_at"],
-                include=["origin"],
+                include=["origin", "id"],
                 condition=Q(relation_type="INVALIDATED_BY"),
                 name="association_invalidated_time",
             ),

@@ -35,6 +35,13 @@ class QualityAssessment(models.Model):
         indexes = [
             models.Index(fields=["memory", "-evaluated_at"], name="assessment_memory_time"),
             models.Index(fields=["evaluated_at"], name="assessment_time"),
+            # The daily quality trend of the evaluations outside consolidation, read from the index.
+            models.Index(
+                fields=["evaluated_at"],
+                include=["overall", "id"],
+                condition=Q(query="") & ~Q(trigger=Trigger.CONSOLIDATION),
+                name="assessment_trend",
+            ),
         ]
 
     def __str__(self):

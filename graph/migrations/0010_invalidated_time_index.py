@@ -13,6 +13,6 @@ class Migration(migrations.Migration):
     operations = [
         migrations.AddIndex(
             model_name='association',
-            index=models.Index(condition=models.Q(('relation_type', 'INVALIDATED_BY')), fields=['created_at'], include=('origin',), name='association_invalidated_time'),
+            index=models.Index(condition=models.Q(('relation_type', 'INVALIDATED_BY')), fields=['created_at'], include=('origin', 'id'), name='association_invalidated_time'),
         ),
     ]
