@@ -1,4 +1,6 @@
 import json
+from collections import Counter
+from html.parser import HTMLParser
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -37,6 +39,22 @@ def staff_client(staff):
     return client
 
 
+class _Ids(HTMLParser):
+    """The id attributes of a page and the ids its labels point to."""
+
+    def __init__(self, html):
+        super().__init__()
+        self.ids, self.label_targets = [], []
+        self.feed(html)
+
+    def handle_starttag(self, tag, attrs):
+        attributes = dict(attrs)
+        if "id" in attributes:
+            self.ids.append(attributes["id"])
+        if tag == "label" and "for" in attributes:
+            self.label_targets.append(attributes["for"])
+
+
 def _exported(response):
     return [json.loads(line) for line in b"".join(response.streaming_content).decode().splitlines()]
 
@@ -49,6 +67,29 @@ def test_the_export_and_import_page_is_linked_from_the_navigation(alice_client, 
     assert b'href="/dashboard/moving/" class="active"' in response.content
     assert b'id="export-button"' in response.content
     assert b'href="/dashboard/moving/"' in staff_client.get("/dashboard/").content
+
+
+@pytest.mark.django_db
+def test_the_export_and_import_forms_share_no_html_id_and_every_label_finds_its_field(
+    alice_client, staff_client
+):
+    refused = staff_client.post(
+        "/dashboard/import/",
+        {"file": SimpleUploadedFile("bad.jsonl", b"{}\n"), "owner": "alice", "format": "memsite"},
+    )
+    pages = {
+        "curator": alice_client.get("/dashboard/moving/"),
+        "staff": staff_client.get("/dashboard/moving/"),
+        "staff, a refused import": refused,
+    }
+
+    for name, response in pages.items():
+        page = _Ids(response.content.decode())
+        repeated = [value for value, count in Counter(page.ids).items() if count > 1]
+        assert repeated == [], name
+        assert set(page.label_targets) <= set(page.ids), name
+    staff_page = _Ids(pages["staff"].content.decode())
+    assert {"id_export_owner", "id_owner"} <= set(staff_page.ids)
 
 
 @pytest.mark.django_db
