@@ -52,7 +52,9 @@ def export(request):
     if not form.is_valid():
         return _page(request, export_form=form, status=400)
     owner = form.cleaned_data["owner"]
-    response = StreamingHttpResponse(exports.export_lines(owner), content_type=CONTENT_TYPE)
+    response = StreamingHttpResponse(
+        exports.in_chunks(exports.export_lines(owner)), content_type=CONTENT_TYPE
+    )
     response["Content-Disposition"] = f'attachment; filename="memsite-{owner.get_username()}.jsonl"'
     return response
 

@@ -13,6 +13,10 @@ from portability.records import FORMAT, VERSION
 from quality.models import Inconsistency, QualityAssessment, QualityBoost
 
 CHUNK = 2000
+# Characters of lines a streamed response sends at a time: under the ASGI server every piece of a
+# response crosses from Django's thread to the event loop on its own, a line each cost more than
+# building the line.
+STREAM_CHUNK = 64 * 1024
 ALL_KINDS = ("memory", "association", "finding", "boost", "assessment")
 
 
@@ -168,3 +172,16 @@ def export_lines(owner, tags=None, since=None, include_archived=True, kinds=ALL_
     for rows, record in sources:
         for row in rows.iterator(chunk_size=CHUNK):
             yield _line(record(row))
+
+
+def in_chunks(lines, size=STREAM_CHUNK):
+    """The lines joined into pieces of about `size` characters, for a streamed response."""
+    pieces, length = [], 0
+    for line in lines:
+        pieces.append(line)
+        length += len(line)
+        if length >= size:
+            yield "".join(pieces)
+            pieces, length = [], 0
+    if pieces:
+        yield "".join(pieces)

@@ -50,7 +50,7 @@ class ExportView(APIView):
     def get(self, request):
         options = validate(specs.EXPORT, request.query_params)
         owner = specs.owner_for(request.user, options.pop("owner"))
-        lines = exports.export_lines(owner, **options)
+        lines = exports.in_chunks(exports.export_lines(owner, **options))
         gzip = _wants_gzip(request)
         response = StreamingHttpResponse(_gzipped(lines) if gzip else lines, content_type=CONTENT_TYPE)
         if gzip:

@@ -5,6 +5,7 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from memories.models import Memory
+from portability import exports
 from tests.factories import MemoryFactory
 from tests.portability.conftest import exported, records
 
@@ -39,6 +40,16 @@ def test_an_export_is_gzipped_when_the_client_accepts_gzip(alice_client, alice):
 
     assert response["Content-Encoding"] == "gzip"
     assert records(body)[1]["content"] == "Alice likes tea."
+
+
+def test_an_export_is_streamed_in_pieces_of_whole_lines_of_about_the_chunk_size():
+    lines = [f'{{"kind":"memory","id":"{number}"}}\n' for number in range(5000)]
+
+    pieces = list(exports.in_chunks(iter(lines), size=4096))
+
+    assert "".join(pieces) == "".join(lines)
+    assert all(piece.endswith("\n") for piece in pieces)
+    assert all(4096 <= len(piece) < 4096 + 40 for piece in pieces[:-1])
 
 
 @pytest.mark.django_db
