@@ -151,6 +151,22 @@ def start_worker(database_url, *args):
     )
 
 
+def wait_until_healthy(process, base_url, path, seconds, name):
+    """Return once `base_url` answers 200 on `path`; raise if `process` ends or `seconds` pass."""
+    client = Client(base_url)
+    deadline = time.monotonic() + seconds
+    while True:
+        try:
+            if client.request("GET", path)[0] == 200:
+                break
+        except OSError:
+            client.reset()
+        if process.poll() is not None or time.monotonic() > deadline:
+            raise RuntimeError(f"{name} at {base_url} did not become healthy")
+        time.sleep(0.3)
+    client.close()
+
+
 @contextmanager
 def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
     """Serve memsite as `make run` does (migrations, then gunicorn with uvicorn workers) on
@@ -171,18 +187,7 @@ def running_server(database_url, port=BENCH_PORT, workers=2, extra_env=None):
     environment = server_environment(database_url, {"MEMSITE_BIND": "127.0.0.1", "MEMSITE_PORT": str(port)})
     process = subprocess.Popen(command, cwd=ROOT, env={**environment, **(extra_env or {})})
     try:
-        client = Client(f"http://127.0.0.1:{port}")
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if client.request("GET", "/health")[0] == 200:
-                    break
-            except OSError:
-                client.reset()
-            if process.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn on port {port} did not become healthy")
-            time.sleep(0.3)
-        client.close()
+        wait_until_healthy(process, f"http://127.0.0.1:{port}", "/health", seconds=120, name="gunicorn")
         yield f"http://127.0.0.1:{port}"
     finally:
         process.terminate()

@@ -27,7 +27,6 @@ import re
 import subprocess
 import sys
 import tempfile
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -44,6 +43,7 @@ from bench.client import (
     machine,
     running_server,
     summarize_ms,
+    wait_until_healthy,
 )
 from bench.peer_import import peer_environment, peer_turns, peer_version, store_in_peer
 
@@ -230,19 +230,13 @@ def peer_server(peer_python, environment, database, folder, port):
         "warning",
     ]
     process = subprocess.Popen(command, env=env, cwd=folder, stdout=sys.stderr)
-    client = Client(f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + 180
-    while True:
-        try:
-            if client.request("GET", "/api/health")[0] == 200:
-                break
-        except OSError:
-            client.reset()
-        if process.poll() is not None or time.monotonic() > deadline:
-            process.terminate()
-            raise RuntimeError(f"mcp-memory-service on port {port} did not become healthy")
-        time.sleep(0.5)
-    client.close()
+    try:
+        wait_until_healthy(
+            process, f"http://127.0.0.1:{port}", "/api/health", seconds=180, name="mcp-memory-service"
+        )
+    except RuntimeError:
+        process.terminate()
+        raise
     return process
 
 
