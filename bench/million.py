@@ -177,13 +177,13 @@ ORDER BY created_at
 INSERT INTO memories_memory (
     id, owner_id, content, content_hash, embedding, tags, memory_type, importance, metadata,
     source_type, source_id, is_explicit, confidence, corroborating_sources, created_at, entered_at,
-    updated_at, provenance_updated_at, access_count, quality_overall, quality_score, quality_accuracy,
-    quality_completeness, quality_consistency, quality_timeliness, quality_relevance,
+    updated_at, provenance_updated_at, valid_from, access_count, quality_overall, quality_score,
+    quality_accuracy, quality_completeness, quality_consistency, quality_timeliness, quality_relevance,
     quality_boost_applied, quality_boost_reason, protected, archive_reason)
 SELECT r.id, r.owner_id, c.content, encode(sha256(convert_to(lower(c.content), 'UTF8')), 'hex'),
        l2_normalize(p.embedding + z.noise), p.tags, p.memory_type, r.importance,
        '{"source": "bench.million"}', r.source_type, '', r.source_type = 'user_input' AND r.explicit_draw,
-       0.5, r.sources, r.created_at, r.created_at, r.created_at, r.created_at, 0,
+       0.5, r.sources, r.created_at, r.created_at, r.created_at, r.created_at, r.created_at, 0,
        0, 0, 0, 0, 0, 0, 0, false, '', false, ''
 FROM million_row r
 JOIN million_pool p ON p.k = r.pool
