@@ -198,8 +198,20 @@ def inconsistencies():
     return with_memories(Inconsistency.objects.select_related("resolved_by"), "memory1", "memory2")
 
 
+class IdsFirstPaginator(Paginator):
+    """Sorts and slices the rows' ids alone, then loads the page's rows in the same statement.
+
+    Where no index gives the order (quality at 100,000 memories), sorting the wide rows (content,
+    embedding, the joined owner) cost half again what finding them did.
+    """
+
+    def _get_page(self, object_list, number, paginator):
+        rows = self.object_list.filter(pk__in=Subquery(object_list.values("pk")))
+        return super()._get_page(rows, number, paginator)
+
+
 def paginate(queryset, page, per_page):
-    return Paginator(queryset, per_page).get_page(page)
+    return IdsFirstPaginator(queryset, per_page).get_page(page)
 
 
 def boost_points(boosts, recent=200):

@@ -267,6 +267,8 @@ def discovery_phase(dry_run=False):
 
 # Association-boosted live memories that have DISCOVERED edges and would be below the connection
 # minimum without them: set-based from the DISCOVERED edges' ends, so its cost follows their number.
+# The ends are looked up by primary key as one array: a join let the planner read every boosted
+# memory through the boost index instead, three times the work at 100,000 memories.
 RESTING_ON_DISCOVERY = """
 WITH discovered AS (
     SELECT source_id AS id FROM graph_association WHERE relation_type = 'DISCOVERED'
@@ -274,8 +276,9 @@ WITH discovered AS (
     SELECT target_id FROM graph_association WHERE relation_type = 'DISCOVERED'
 ),
 boosted AS (
-    SELECT m.id FROM discovered d JOIN memories_memory m ON m.id = d.id
-    WHERE m.archived_at IS NULL AND m.quality_boost_applied AND m.quality_boost_reason = %(reason)s
+    SELECT m.id FROM memories_memory m
+    WHERE m.id = ANY(ARRAY(SELECT id FROM discovered))
+      AND m.archived_at IS NULL AND m.quality_boost_applied AND m.quality_boost_reason = %(reason)s
       AND (%(ids)s::uuid[] IS NULL OR m.id = ANY(%(ids)s::uuid[]))
 ),
 authored AS (

@@ -90,3 +90,12 @@ def test_an_unknown_sort_is_ignored(curator, alice):
     response = curator.get(reverse("dashboard:memories"), {"sort": "content"})
     assert response.status_code == 200
     assert response.context["sort_by"] == "created"
+
+
+def test_pages_sorted_by_quality_follow_on_without_gaps_or_repeats(curator, alice, monkeypatch):
+    monkeypatch.setattr("dashboard.views.BROWSER_PAGE_SIZE", 2)
+    for score in (0.3, 0.9, 0.6, 0.45, 0.75):
+        MemoryFactory(owner=alice, content=f"Memory scored {score}", quality=score, tags=["paged"])
+    pages = [curator.get(URL, {"tag": "paged", "sort": "-quality", "page": number}) for number in (1, 2, 3)]
+    scores = [[memory.quality_score for memory in page.context["page"]] for page in pages]
+    assert scores == [[0.9, 0.75], [0.6, 0.45], [0.3]]
