@@ -99,3 +99,12 @@ def test_pages_sorted_by_quality_follow_on_without_gaps_or_repeats(curator, alic
     pages = [curator.get(URL, {"tag": "paged", "sort": "-quality", "page": number}) for number in (1, 2, 3)]
     scores = [[memory.quality_score for memory in page.context["page"]] for page in pages]
     assert scores == [[0.9, 0.75], [0.6, 0.45], [0.3]]
+
+
+@pytest.mark.parametrize("page", ["x\x00", "-1", "0", "999999", "1e9"])
+def test_a_hostile_page_number_shows_a_page_of_the_sorted_list(curator, alice, page):
+    for score in (0.3, 0.9):
+        MemoryFactory(owner=alice, content=f"Memory scored {score}", quality=score, tags=["hostile"])
+    response = curator.get(URL, {"tag": "hostile", "sort": "-quality", "page": page})
+    assert response.status_code == 200
+    assert [memory.quality_score for memory in response.context["page"]] == [0.9, 0.3]
