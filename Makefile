@@ -39,6 +39,7 @@ $(STAMP): requirements.txt requirements-nodeps.txt
 	$(BIN)/pip install -q --disable-pip-version-check -r requirements.txt
 	$(BIN)/pip install -q --disable-pip-version-check --no-deps -r requirements-nodeps.txt
 	$(BIN)/python manage.py prepare_embedding_model
+	$(BIN)/python manage.py prepare_relation_model
 	touch $(STAMP)
 
 migrate: setup

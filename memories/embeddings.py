@@ -140,24 +140,26 @@ class OnnxProvider(EmbeddingProvider):
         vectors = np.empty((len(texts), settings.EMBEDDING_DIMENSIONS), dtype=np.float32)
         for start in range(0, len(texts), batch_size):
             indexes = order[start : start + batch_size]
-            feed = self.padded([encodings[index] for index in indexes])
+            feed = padded([encodings[index] for index in indexes], self.pad_id)
             vectors[indexes] = session.run(None, {name: feed[name] for name in inputs})[0]
         return vectors.tolist()
 
-    def padded(self, encodings):
-        """The model's inputs for a batch of encodings, each padded on the right to the longest."""
-        shape = (len(encodings), max(len(item.ids) for item in encodings))
-        feed = {
-            "input_ids": np.full(shape, self.pad_id, dtype=np.int64),
-            "attention_mask": np.zeros(shape, dtype=np.int64),
-            "token_type_ids": np.zeros(shape, dtype=np.int64),
-        }
-        for row, item in enumerate(encodings):
-            width = len(item.ids)
-            feed["input_ids"][row, :width] = item.ids
-            feed["attention_mask"][row, :width] = item.attention_mask
-            feed["token_type_ids"][row, :width] = item.type_ids
-        return feed
+
+def padded(encodings, pad_id):
+    """A BERT-style model's inputs for a batch of encodings (`tokenizers`), each padded on the
+    right to the longest."""
+    shape = (len(encodings), max(len(item.ids) for item in encodings))
+    feed = {
+        "input_ids": np.full(shape, pad_id, dtype=np.int64),
+        "attention_mask": np.zeros(shape, dtype=np.int64),
+        "token_type_ids": np.zeros(shape, dtype=np.int64),
+    }
+    for row, item in enumerate(encodings):
+        width = len(item.ids)
+        feed["input_ids"][row, :width] = item.ids
+        feed["attention_mask"][row, :width] = item.attention_mask
+        feed["token_type_ids"][row, :width] = item.type_ids
+    return feed
 
 
 def model_path():
