@@ -8,11 +8,15 @@ wrote each and how). Each holds `supersession_pairs` (an older and a newer memor
     python -m bench.supersession --train       # fit on the training sets, write the model
     python -m bench.supersession --evaluate    # score the held-out sets with the shipped model
 
-Pairs are scored as the detector scores them (quality.facts: readings, vectors, frames), with a
-pair of the newer memory and a random other memory of the same set as an extra negative, as a
-stored memory meets unrelated neighbours. A pair the judge does not admit (two speakers, no
-evidence of a change: `judging.admissible`) scores 0, as the detector gives it no verdict. The
-model is fitted on every pair. Prints JSON.
+Pairs are scored as the detector scores them (quality.facts: readings, vectors, frames and the
+relation model), with pairs of the newer memory and random other memories of the same set and its
+nearest distractors as extra negatives, as a stored memory meets unrelated neighbours. A pair the
+judge does not admit (two speakers, no evidence of a change: `judging.admissible`) scores 0, as
+the detector gives it no verdict. The relations of a training set's pairs are those adapters
+fitted without it gave (`python -m bench.relation_training --folds 4`, run first), so that the
+trees learn how far to trust the relation model on pairs it has not seen. `--cv` and
+`--evaluate` also report the precision and recall of the contradictions and duplicates the judge
+finds among the sets' finding pairs, at each of the relation model's thresholds. Prints JSON.
 """
 
 import argparse
@@ -36,45 +40,73 @@ def sets():
     return {path.stem: json.loads(path.read_text()) for path in sorted(DATA.glob("*.json"))}
 
 
-def examples(labelled, seed=0):
-    """(features, labels, kinds) of a set: its pairs and, as negatives, each newer memory with a
-    random other memory of the set and with the distractors nearest to it (the same people and
-    projects, other facts), as a stored memory meets its neighbours."""
+def pairs_of(labelled, seed=0):
+    """[(older text, newer text, label, kind)] of a set: its pairs and, as negatives, each newer
+    memory with random other memories of the set and with the distractors nearest to it (the same
+    people and projects, other facts), as a stored memory meets its neighbours."""
     from memories import embeddings
-    from quality.facts import judging, reading
 
     pairs = labelled["supersession_pairs"]
     distractors = labelled["distractors"]
-    texts = [pair["older"] for pair in pairs] + [pair["newer"] for pair in pairs] + distractors
+    newer_vectors = np.array(embeddings.embed_many([pair["newer"] for pair in pairs]))
+    distractor_vectors = np.array(embeddings.embed_many(distractors))
+    rng = random.Random(seed)
+    found = []
+    for index, pair in enumerate(pairs):
+        found.append((pair["older"], pair["newer"], int(pair["label"] == "update"), pair["label"]))
+        for _ in range(NEGATIVES_PER_PAIR):
+            other = rng.randrange(2 * len(pairs))
+            if other % len(pairs) != index:
+                text = pairs[other % len(pairs)]["older" if other < len(pairs) else "newer"]
+                found.append((text, pair["newer"], 0, "unrelated"))
+        nearest = np.argsort(-(distractor_vectors @ newer_vectors[index]), kind="stable")
+        found += [
+            (distractors[other], pair["newer"], 0, "near_unrelated") for other in nearest[:NEGATIVES_PER_PAIR]
+        ]
+    return found
+
+
+def examples(labelled, relations):
+    """(features, labels, kinds, admitted) of a set's pairs (`pairs_of`), with the relations
+    (quality.facts.relation) of each pair in `relations`."""
+    from memories import embeddings
+    from quality.facts import judging, reading
+
+    found = pairs_of(labelled)
+    texts = sorted({text for older, newer, _, _ in found for text in (older, newer)})
+    index = {text: position for position, text in enumerate(texts)}
     vectors = np.array(embeddings.embed_many(texts))
     frames = np.array(embeddings.embed_many([reading.frame(text) for text in texts]))
     readings = [reading.read(text) for text in texts]
-    count = len(pairs)
-    rows, labels, kinds, admitted = [], [], [], []
-    rng = random.Random(seed)
-
-    def add(older, newer, label, kind):
-        similarity = float(vectors[older] @ vectors[newer])
-        frame_similarity = float(frames[older] @ frames[newer])
-        values = judging.features(readings[older], readings[newer], similarity, frame_similarity)
-        rows.append(values)
-        admitted.append(judging.admissible(readings[older], readings[newer], values))
-        labels.append(label)
-        kinds.append(kind)
-
-    for index, pair in enumerate(pairs):
-        newer = count + index
-        add(index, newer, int(pair["label"] == "update"), pair["label"])
-        for _ in range(NEGATIVES_PER_PAIR):
-            other = rng.randrange(2 * count)
-            if other % count != index:
-                add(other, newer, 0, "unrelated")
-        nearest = sorted(
-            range(2 * count, len(texts)), key=lambda other: -float(vectors[other] @ vectors[newer])
+    rows, admitted = [], []
+    for (older, newer, _, _), relation in zip(found, relations, strict=True):
+        a, b = index[older], index[newer]
+        values = judging.features(
+            readings[a], readings[b], float(vectors[a] @ vectors[b]), float(frames[a] @ frames[b]), relation
         )
-        for other in nearest[:NEGATIVES_PER_PAIR]:
-            add(other, newer, 0, "near_unrelated")
-    return np.array(rows), np.array(labels), kinds, np.array(admitted)
+        rows.append(values)
+        admitted.append(judging.admissible(readings[a], readings[b], values))
+    labels = np.array([label for _, _, label, _ in found])
+    return np.array(rows), labels, [kind for *_, kind in found], np.array(admitted)
+
+
+def relations_of(name, labelled):
+    """The relations of a set's pairs (`pairs_of`): for a training set, those that adapters fitted
+    without it gave (bench.relation_training --folds); for a held-out set, the shipped model's."""
+    from bench.relation_training import OUT_OF_FOLD
+    from quality.facts import relation
+
+    pairs = [(older, newer) for older, newer, *_ in pairs_of(labelled)]
+    if name in HELD_OUT:
+        return relation.relations(pairs)
+    if not OUT_OF_FOLD.exists():
+        raise SystemExit(f"{OUT_OF_FOLD} is missing: run python -m bench.relation_training --folds 4 first")
+    kept = json.loads(OUT_OF_FOLD.read_text()).get(name)
+    if kept is None or [tuple(pair) for pair in kept["pairs"]] != pairs:
+        raise SystemExit(
+            f"{OUT_OF_FOLD} has no relations for {name}'s pairs: run bench.relation_training --folds 4"
+        )
+    return np.array(kept["relations"])
 
 
 def fit(rows, labels):
@@ -94,7 +126,7 @@ def exported(model):
         trees.append(
             {
                 "feature": tree.feature.tolist(),
-                "threshold": [round(float(value), 6) for value in tree.threshold],
+                "threshold": [float(value) for value in tree.threshold],
                 "left": tree.children_left.tolist(),
                 "right": tree.children_right.tolist(),
                 "value": [round(float(value), 6) for value in tree.value[:, 0, 0]],
@@ -173,6 +205,69 @@ def evaluate(data):
     return report
 
 
+RELATION_THRESHOLDS = (0.5, 0.6, 0.7, 0.8, 0.9)
+
+
+def finding_scores(pairs, relations):
+    """Precision and recall of the contradictions and duplicates the judge finds among finding
+    pairs (two memories valid from the same moment, as `judging.judge` meets them in detection),
+    with the relation model's thresholds (SAME_RELATION, CONFLICT_RELATION) at each of
+    RELATION_THRESHOLDS."""
+    from memories import embeddings
+    from quality.facts import judging, reading
+
+    texts = [pair["a"] for pair in pairs] + [pair["b"] for pair in pairs]
+    vectors = np.array(embeddings.embed_many(texts))
+    frames = np.array(embeddings.embed_many([reading.frame(text) for text in texts]))
+    readings = [reading.read(text) for text in texts]
+    shipped = judging.SAME_RELATION, judging.CONFLICT_RELATION
+    report = {"contradiction": [], "duplicate": []}
+    for threshold in RELATION_THRESHOLDS:
+        judging.SAME_RELATION = judging.CONFLICT_RELATION = threshold
+        found = []
+        for a, relation in enumerate(relations):
+            b = a + len(pairs)
+            verdict = judging.judge(
+                readings[a], readings[b], float(vectors[a] @ vectors[b]), float(frames[a] @ frames[b]),
+                False, relation,
+            )  # fmt: skip
+            found.append(verdict.kind if verdict else "neither")
+        for kind, scored in report.items():
+            wanted = sum(pair["label"] == kind for pair in pairs)
+            flagged = sum(kind == verdict for verdict in found)
+            hits = sum(kind == verdict == pair["label"] for verdict, pair in zip(found, pairs, strict=True))
+            scored.append(
+                {
+                    "threshold": threshold,
+                    "precision": round(hits / max(1, flagged), 3),
+                    "recall": round(hits / max(1, wanted), 3),
+                }
+            )
+    judging.SAME_RELATION, judging.CONFLICT_RELATION = shipped
+    return report
+
+
+def findings_out_of_fold(labelled_sets):
+    """finding_scores of the training sets' finding pairs, from adapters that had not seen them."""
+    from bench.relation_training import OUT_OF_FOLD
+
+    kept = json.loads(OUT_OF_FOLD.read_text())
+    names = [name for name in labelled_sets if name not in HELD_OUT]
+    pairs = [pair for name in names for pair in labelled_sets[name]["finding_pairs"]]
+    return finding_scores(pairs, np.vstack([kept[name]["findings"] for name in names]))
+
+
+def findings_held_out(labelled_sets):
+    from quality.facts import relation
+
+    report = {}
+    for name in HELD_OUT:
+        pairs = labelled_sets[name]["finding_pairs"]
+        found = relation.relations([(pair["a"], pair["b"]) for pair in pairs])
+        report[name] = finding_scores(pairs, found)
+    return report
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     action = parser.add_mutually_exclusive_group(required=True)
@@ -184,13 +279,17 @@ def main():
     import django
 
     django.setup()
-    data = {name: examples(labelled) for name, labelled in sets().items()}
+    labelled_sets = sets()
+    data = {
+        name: examples(labelled, relations_of(name, labelled)) for name, labelled in labelled_sets.items()
+    }
     if args.cv:
-        print(json.dumps(cross_validate(data), indent=2))
+        report = {**cross_validate(data), "findings": findings_out_of_fold(labelled_sets)}
     elif args.train:
-        print(json.dumps(train(data), indent=2))
+        report = train(data)
     else:
-        print(json.dumps(evaluate(data), indent=2))
+        report = {**evaluate(data), "findings": findings_held_out(labelled_sets)}
+    print(json.dumps(report, indent=2))
 
 
 if __name__ == "__main__":

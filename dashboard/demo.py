@@ -116,7 +116,8 @@ DUPLICATES = [
         "Customer data for Beacon must stay inside the EU region.",
     ),
 ]
-# Opposite statements about the same thing: detection reports them as contradictions.
+# Opposite statements about the same thing made at the same moment: detection reports them as
+# contradictions (the later of two such statements would replace the earlier one instead).
 CONTRADICTIONS = [
     (
         "Chen is available for on-call duty in December.",
@@ -281,6 +282,8 @@ def seed_demo(owner, count=300, progress=None):
     items = [_item(rng, content, kind, project, now) for content, kind, project in rows]
     for first, second in DUPLICATES + CONTRADICTIONS:
         items += [_item(rng, first, "Context", None, now), _item(rng, second, "Context", None, now)]
+        if (first, second) in CONTRADICTIONS:
+            items[-1]["created_at"] = items[-2]["created_at"]  # both claim to hold at once
     stored = _store(owner, overviews + items, progress)
     hubs = dict(zip(PROJECT_OVERVIEWS, stored, strict=False))
     stored = stored[len(overviews) :]

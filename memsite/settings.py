@@ -326,7 +326,7 @@ DETECT_HNSW_EF_SEARCH = env_int("MEMSITE_DETECT_HNSW_EF_SEARCH", 40, 10, 1000)
 # INVALIDATED_BY association of origin enrichment, reversible); one between the minimum and this
 # waits for a curator; below the minimum nothing is proposed.
 SUPERSEDE_AUTO_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_AUTO_CONFIDENCE", 0.85, 0, 1)
-SUPERSEDE_MIN_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_MIN_CONFIDENCE", 0.6, 0, 1)
+SUPERSEDE_MIN_CONFIDENCE = env_float("MEMSITE_SUPERSEDE_MIN_CONFIDENCE", 0.7, 0, 1)
 if SUPERSEDE_MIN_CONFIDENCE > SUPERSEDE_AUTO_CONFIDENCE:
     raise ImproperlyConfigured(
         "MEMSITE_SUPERSEDE_MIN_CONFIDENCE must not exceed MEMSITE_SUPERSEDE_AUTO_CONFIDENCE "

@@ -8,9 +8,13 @@ CONTRADICTS association become candidates; the findings are then derived from th
 one statement (severities rounded to four decimals):
 
 - duplicate: equal content, or cosine ≥ `DETECT_DUPLICATE_MIN_COSINE` with the same negation
-  polarity; severity = similarity.
+  polarity unless the relation model read the pair as conflicting (`judging.CONFLICT_RELATION`);
+  severity = similarity.
 - contradiction: a CONTRADICTS edge, or cosine ≥ `DETECT_CONTRADICTION_MIN_COSINE` with differing
-  negation polarity; severity = min(1, 0.5 + 0.3·mean(confidence) + 0.2·similarity).
+  negation polarity unless the relation model read the pair as the same fact
+  (`judging.SAME_RELATION`); severity = min(1, 0.5 + 0.3·mean(confidence) + 0.2·similarity).
+- the judge's verdicts on each memory and its older neighbours (`quality.supersession`):
+  duplicates and contradictions it reads, and replacements (`superseded`); severity its confidence.
 - outdated: `provenance_updated_at` older than `DETECT_OUTDATED_DAYS`; severity min(1, age/365).
 - low_confidence: confidence below `DETECT_LOW_CONFIDENCE`; severity 1 − confidence.
 
@@ -173,14 +177,17 @@ WITH pair AS (
            bool_or(equal_content) AS equal_content, bool_or(linked) AS linked
     FROM detect_candidate GROUP BY memory1, memory2
 ),
--- Only pairs that can become findings go on to fetch content and confidence. A pair the fact
--- reader judged (a supersession, two values at once) or that one memory already supersedes is
--- neither a duplicate nor a negation contradiction.
+-- Only pairs that can become findings go on to fetch content and confidence. A pair the judge
+-- gave a verdict (a supersession, a duplicate, two values at once) or that one memory already
+-- supersedes is neither a duplicate nor a negation contradiction here; for a pair the relation
+-- model read, it keeps what it read (NULL for a pair it did not).
 classified AS MATERIALIZED (
-    SELECT p.*, a.negated <> b.negated AS polarity_differs
+    SELECT p.*, a.negated <> b.negated AS polarity_differs, j.conflicting AS read_conflicting,
+           j.same AS read_same
     FROM pair p
     JOIN detect_polarity a ON a.id = p.memory1
     JOIN detect_polarity b ON b.id = p.memory2
+    LEFT JOIN detect_judged j ON j.memory1 = p.memory1 AND j.memory2 = p.memory2
     WHERE (p.equal_content OR p.linked
        OR (p.similarity >= %(duplicate_cosine)s AND a.negated = b.negated)
        OR (p.similarity >= %(contradiction_cosine)s AND a.negated <> b.negated))
@@ -217,7 +224,9 @@ finding AS MATERIALIZED (
                          || content1 || '" and "' || content2 || '"' END AS description,
                '{{}}'::jsonb AS details
         FROM judged
-        WHERE equal_content OR (similarity >= %(duplicate_cosine)s AND NOT negates)
+        WHERE equal_content
+           OR (similarity >= %(duplicate_cosine)s AND NOT negates
+               AND COALESCE(read_conflicting, 0) < %(conflict_relation)s)
         UNION ALL
         SELECT 'contradiction', memory1, memory2,
                LEAST(1, 0.5 + 0.3 * (confidence1 + confidence2) / 2 + 0.2 * GREATEST(0, similarity)),
@@ -226,7 +235,9 @@ finding AS MATERIALIZED (
                || content1 || '" vs "' || content2 || '"',
                '{{}}'::jsonb
         FROM judged
-        WHERE linked OR (similarity >= %(contradiction_cosine)s AND negates AND NOT related)
+        WHERE linked
+           OR (similarity >= %(contradiction_cosine)s AND negates AND NOT related
+               AND COALESCE(read_same, 0) < %(same_relation)s)
         UNION ALL
         SELECT v.type, CASE WHEN v.type = 'superseded' THEN v.memory1 ELSE LEAST(v.memory1, v.memory2) END,
                CASE WHEN v.type = 'superseded' THEN v.memory2 ELSE GREATEST(v.memory1, v.memory2) END,
@@ -346,6 +357,8 @@ def _params(owner, changed_since=None):
         "contradiction_cosine": settings.DETECT_CONTRADICTION_MIN_COSINE,
         "outdated_days": settings.DETECT_OUTDATED_DAYS,
         "low_confidence": settings.DETECT_LOW_CONFIDENCE,
+        "conflict_relation": judging.CONFLICT_RELATION,
+        "same_relation": judging.SAME_RELATION,
         "neg_en": NEGATION_EN,
         "neg_zh": NEGATION_ZH,
         "stale": STALE_RESOLUTION,
@@ -419,17 +432,19 @@ def detect_inconsistencies(owner=None, progress=None, changed_since=None):
         cursor.execute(LINKED_CANDIDATES, params)
         clock.lap("candidates")
         result.read += supersession.read_memories(SCOPE, params)  # stored since, under the lock
-        supersession.load_verdicts(cursor, supersession.verdicts(cursor, searched("n"), params))
+        judgement = supersession.verdicts(cursor, searched("n"), params)
+        supersession.load_verdicts(cursor, judgement)
         clock.lap("supersession")
         cursor.execute(CREATE_POLARITY, params)
-        cursor.execute("ANALYZE detect_candidate, detect_polarity, detect_verdict")
+        cursor.execute("ANALYZE detect_candidate, detect_polarity, detect_verdict, detect_judged")
         cursor.execute(UPSERT_FINDINGS, params)
         found, result.created, result.no_longer_detected, touched, confident = cursor.fetchone()
         result.found.update(found or {})
-        cursor.execute("DROP TABLE detect_candidate, detect_polarity, detect_verdict")
+        cursor.execute("DROP TABLE detect_candidate, detect_polarity, detect_verdict, detect_judged")
         clock.lap("findings")
         result.applied = supersession.apply(confident or [])
         if touched:
             result.reevaluated = evaluate_memories(sorted(touched), Trigger.FINDING)
         clock.lap("evaluation")
+    supersession.keep(judgement.read)
     return result

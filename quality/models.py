@@ -203,3 +203,24 @@ class MemoryReading(models.Model):
 
     def __str__(self):
         return f"reading of {self.memory_id}"
+
+
+class PairRelation(models.Model):
+    """How the relation model (quality.facts.relation) read two contents, the older first: the
+    probabilities that they conflict and that they state the same fact. Kept per pair of content
+    hashes and per model (a digest of its adapter), so that detection runs judge again without
+    reading again, and a retrained model reads every pair anew."""
+
+    model = models.CharField(max_length=16)
+    older_hash = models.CharField(max_length=64)
+    newer_hash = models.CharField(max_length=64)
+    conflicting = models.FloatField()
+    same = models.FloatField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["model", "older_hash", "newer_hash"], name="pair_relation_key")
+        ]
+
+    def __str__(self):
+        return f"{self.older_hash[:8]} → {self.newer_hash[:8]}: {self.conflicting:.2f} / {self.same:.2f}"

@@ -1,11 +1,13 @@
-"""Supersession proposals: which older memories a memory replaces, found without a language model.
+"""Supersession proposals: which older memories a memory replaces, found without a large language model.
 
 Each memory's text is read once per content (`quality.facts`: a MemoryReading with its cues and
 the vector of its frame, the text with its values masked). A memory is compared with the older
 live memories of its owner nearest to it by vector (`MEMSITE_SUPERSEDE_NEIGHBOURS`, exact for a
 small owner as in detection) at a cosine of at least MIN_SIMILARITY, not yet superseded and not
-linked to it by INVALIDATED_BY; the judge (`quality.facts.judging`) gives each pair a verdict
-with a confidence and the signals behind it.
+linked to it by INVALIDATED_BY. The relation model (`quality.facts.relation`) reads each pair's
+two texts together; what it read is kept per pair of contents (`PairRelation`, under the model's
+key), so a pair is read once whatever runs meet it. The judge (`quality.facts.judging`) gives each
+pair a verdict with a confidence and the signals behind it.
 
 A `superseded` finding (memory1 the older memory, memory2 the newer) records each verdict of at
 least `MEMSITE_SUPERSEDE_MIN_CONFIDENCE`. One of at least `MEMSITE_SUPERSEDE_AUTO_CONFIDENCE`
@@ -14,7 +16,9 @@ once: an INVALIDATED_BY association of origin `enrichment` from the older memory
 the finding resolved as `applied`. A curator reverses it by deleting that association; the
 finding stays resolved, so the pair is not applied again unless one of its memories changes.
 Two memories valid from the same moment that give one
-attribute two values are a `contradiction` instead.
+attribute two values are a `contradiction` instead, and two that state the same fact a
+`duplicate` (detection files both; a pair people linked by an association other than CONTRADICTS
+is no contradiction).
 
 Proposals run on a job after each store (`quality.propose_supersessions`, queued by enrichment)
 and within every detection run (quality.detection), which also closes the proposals it no longer
@@ -23,6 +27,7 @@ finds.
 
 import json
 from collections import defaultdict
+from dataclasses import dataclass
 
 from django.conf import settings
 from django.db import connection, transaction
@@ -32,7 +37,7 @@ from graph.services import Link, associate_memories
 from memories import embeddings
 from memsite.errors import Conflict
 from quality import neighbours
-from quality.facts import judging, reading
+from quality.facts import judging, reading, relation
 from quality.findings import STALE_RESOLUTION, UPSERT_RULE, excerpt_sql
 
 READ_BATCH = 2000
@@ -70,16 +75,24 @@ ON CONFLICT (memory_id) DO UPDATE SET
     read_at = EXCLUDED.read_at
 """
 
-# The older live memories nearest to each memory in scope, with both readings.
+# The older live memories nearest to each memory in scope, with both readings and the relation
+# the model gave their contents, if it read them already.
 PAIRS_SQL = f"""
 SELECT o.id, n.id, o.owner_id, 1 - x.distance, 1 - (o_r.frame <=> n_r.frame),
        (n.valid_from, n.created_at) > (o.valid_from, o.created_at), o_r.reading, n_r.reading,
-       {excerpt_sql("o.content")}, {excerpt_sql("n.content")}
+       {excerpt_sql("o.content")}, {excerpt_sql("n.content")},
+       EXISTS (SELECT 1 FROM graph_association e
+               WHERE e.origin = 'user' AND e.relation_type <> 'CONTRADICTS'
+                 AND e.source_id IN (o.id, n.id) AND e.target_id IN (o.id, n.id)),
+       o.content_hash, n.content_hash,
+       o.content, n.content, pr.conflicting, pr.same
 FROM memories_memory n
 JOIN quality_memoryreading n_r ON n_r.memory_id = n.id AND n_r.content_hash = n.content_hash
 CROSS JOIN LATERAL {neighbours.searched("n", "%(k)s")} x
 JOIN memories_memory o ON o.id = x.id
 JOIN quality_memoryreading o_r ON o_r.memory_id = o.id AND o_r.content_hash = o.content_hash
+LEFT JOIN quality_pairrelation pr
+    ON pr.model = %(relation_model)s AND pr.older_hash = o.content_hash AND pr.newer_hash = n.content_hash
 WHERE ({{scope}}) AND 1 - x.distance >= %(min_similarity)s
   AND (o.valid_from, o.created_at, o.sequence) < (n.valid_from, n.created_at, n.sequence)
   AND (o.valid_until IS NULL OR o.valid_until > statement_timestamp())
@@ -113,27 +126,103 @@ def read_memories(scope, params):
         read += len(rows)
 
 
+@dataclass
+class Judgement:
+    """What `verdicts` found: `found` [(older, newer, owner, Verdict, description)], every pair it
+    judged with its relation [(older, newer, relation)], and the relations the model read now
+    (`relate`), for the caller to `keep` once its transaction ends."""
+
+    found: list
+    judged: list
+    read: dict
+
+
 def verdicts(cursor, scope, params):
-    """[(older, newer, owner, Verdict, description)] for the memories in `scope` (SQL over `n`),
-    each at least MEMSITE_SUPERSEDE_MIN_CONFIDENCE; needs `neighbours.prepare` done."""
+    """The Judgement of the memories in `scope` (SQL over `n`) and their older neighbours: the
+    verdicts of every kind, replacements of at least MEMSITE_SUPERSEDE_MIN_CONFIDENCE; needs
+    `neighbours.prepare` done."""
     cursor.execute(
         PAIRS_SQL.format(scope=scope),
-        {**params, "k": settings.SUPERSEDE_NEIGHBOURS, "min_similarity": MIN_SIMILARITY},
+        {
+            **params,
+            "k": settings.SUPERSEDE_NEIGHBOURS,
+            "min_similarity": MIN_SIMILARITY,
+            "relation_model": relation.key(),
+        },
     )
+    rows = cursor.fetchall()
+    relations, read = relate([row[-6:] for row in rows])
     found = []
-    for older, newer, owner, similarity, frame_similarity, later, *readings, older_text, newer_text in cursor:
-        older_reading, newer_reading = (reading.Reading.from_json(json.loads(data)) for data in readings)
-        verdict = judging.judge(older_reading, newer_reading, similarity, frame_similarity, later)
-        if verdict is None or verdict.confidence < settings.SUPERSEDE_MIN_CONFIDENCE:
+    for row, pair_relation in zip(rows, relations, strict=True):
+        older, newer, owner, similarity, frame_similarity, later = row[:6]
+        older_reading, newer_reading = (reading.Reading.from_json(json.loads(data)) for data in row[6:8])
+        older_text, newer_text, related, older_hash, newer_hash = row[8:13]
+        verdict = judging.judge(
+            older_reading, newer_reading, similarity, frame_similarity, later, pair_relation
+        )
+        if (
+            verdict is None
+            or older_hash == newer_hash  # copies: detection's duplicate of the same content
+            or (verdict.kind == "superseded" and verdict.confidence < settings.SUPERSEDE_MIN_CONFIDENCE)
+            or (verdict.kind == "contradiction" and related)
+        ):
             continue
         found.append((older, newer, owner, verdict, describe(verdict, older_text, newer_text)))
-    return found
+    judged = [(row[0], row[1], pair_relation) for row, pair_relation in zip(rows, relations, strict=True)]
+    return Judgement(found=found, judged=judged, read=read)
+
+
+STORE_RELATIONS_SQL = """
+INSERT INTO quality_pairrelation (model, older_hash, newer_hash, conflicting, same)
+SELECT %s, older_hash, newer_hash, conflicting, same
+FROM unnest(%s::text[], %s::text[], %s::float8[], %s::float8[])
+    AS r(older_hash, newer_hash, conflicting, same)
+ON CONFLICT (model, older_hash, newer_hash) DO NOTHING
+"""
+
+
+def relate(pairs):
+    """The relation of each pair [(older hash, newer hash, older text, newer text, conflicting,
+    same)] as a row of `relation.relations`, the kept one or the model's, and the relations read
+    now ({(older hash, newer hash): relation}, each distinct pair of contents read once) for
+    `keep` to store."""
+    missing = {}
+    for older_hash, newer_hash, older_text, newer_text, conflicting, _ in pairs:
+        if conflicting is None:
+            missing.setdefault((older_hash, newer_hash), (older_text, newer_text))
+    read = dict(zip(missing, relation.relations(list(missing.values())), strict=True))
+    found = [
+        relation.row(conflicting, same) if conflicting is not None else read[(older_hash, newer_hash)]
+        for older_hash, newer_hash, _, _, conflicting, same in pairs
+    ]
+    return found, read
+
+
+def keep(read):
+    """Store relations read by `verdicts`, in a transaction of their own after the caller's: a run
+    that reads the same pair meanwhile never waits for another to commit."""
+    if not read:
+        return
+    keys, values = list(read), list(read.values())
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute(
+            STORE_RELATIONS_SQL,
+            [
+                relation.key(),
+                [older for older, _ in keys],
+                [newer for _, newer in keys],
+                [float(value[relation.CONFLICTING]) for value in values],
+                [float(value[relation.SAME]) for value in values],
+            ],
+        )
 
 
 def describe(verdict, older_text, newer_text):
     why = f"confidence {verdict.confidence:.2f}: {', '.join(verdict.signals)}"
     if verdict.kind == "superseded":
         return f'Replaced ({why}): "{older_text}" by "{newer_text}"'
+    if verdict.kind == "duplicate":
+        return f'The same fact ({why}): "{older_text}" and "{newer_text}"'
     return f'Both claim to hold at once ({why}): "{older_text}" vs "{newer_text}"'
 
 
@@ -160,12 +249,25 @@ def apply(rows):
     return len(applied)
 
 
-def load_verdicts(cursor, found):
-    """Put verdicts in the temporary table detection's upsert reads (`detect_verdict`)."""
-    cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_verdict")
+def load_verdicts(cursor, judgement):
+    """Put a Judgement in the temporary tables detection's upsert reads: its verdicts
+    (`detect_verdict`) and every pair it judged with its relation (`detect_judged`), which
+    detection's similarity and negation rules heed."""
+    cursor.execute("DROP TABLE IF EXISTS pg_temp.detect_verdict, pg_temp.detect_judged")
     cursor.execute(
         "CREATE TEMPORARY TABLE detect_verdict (memory1 uuid, memory2 uuid, type text, severity float8, "
         "description text, details jsonb) ON COMMIT DROP"
+    )
+    cursor.execute(
+        "CREATE TEMPORARY TABLE detect_judged ON COMMIT DROP AS "
+        "SELECT LEAST(o, n) AS memory1, GREATEST(o, n) AS memory2, conflicting, same "
+        "FROM unnest(%s::uuid[], %s::uuid[], %s::float8[], %s::float8[]) AS p(o, n, conflicting, same)",
+        [
+            [str(pair[0]) for pair in judgement.judged],
+            [str(pair[1]) for pair in judgement.judged],
+            [float(pair[2][relation.CONFLICTING]) for pair in judgement.judged],
+            [float(pair[2][relation.SAME]) for pair in judgement.judged],
+        ],
     )
     rows = [
         {
@@ -176,7 +278,7 @@ def load_verdicts(cursor, found):
             "description": description,
             "details": verdict.as_json(),
         }
-        for older, newer, _, verdict, description in found
+        for older, newer, _, verdict, description in judgement.found
     ]
     cursor.execute(
         "INSERT INTO detect_verdict SELECT * FROM jsonb_to_recordset(%s::jsonb) AS v(memory1 uuid, "
@@ -194,26 +296,30 @@ def propose(memory_ids):
         read_memories(scope, {"ids": ids})
         with connection.cursor() as cursor:
             small = neighbours.prepare(cursor)
-            found = verdicts(
+            judgement = verdicts(
                 cursor,
                 "n.id = ANY(%(ids)s::uuid[]) AND n.archived_at IS NULL",
                 {"ids": ids, "small_owners": small},
             )
-            if not found:
-                return {"proposed": 0, "applied": 0}
-            load_verdicts(cursor, found)
-            cursor.execute(
-                RECORD_SQL,
-                {
-                    "auto": settings.SUPERSEDE_AUTO_CONFIDENCE,
-                    "decisive": judging.DECISIVE,
-                    "turn": judging.TURN,
-                    "stale": STALE_RESOLUTION,
-                },
-            )
-            confident = cursor.fetchall()
+            confident = record(cursor, judgement) if judgement.found else []
         applied = apply(confident)
-    return {"proposed": len(found), "applied": applied}
+    keep(judgement.read)
+    return {"proposed": len(judgement.found), "applied": applied}
+
+
+def record(cursor, judgement):
+    """Record a Judgement's verdicts as findings; answers the new confident replacements to apply."""
+    load_verdicts(cursor, judgement)
+    cursor.execute(
+        RECORD_SQL,
+        {
+            "auto": settings.SUPERSEDE_AUTO_CONFIDENCE,
+            "decisive": judging.DECISIVE,
+            "turn": judging.TURN,
+            "stale": STALE_RESOLUTION,
+        },
+    )
+    return cursor.fetchall()
 
 
 # The findings of `detect_verdict` recorded as detection records them (UPSERT_RULE); answers the

@@ -30,13 +30,24 @@ sets it was fitted on; evaluating it is a walk down each tree.
   version, a contact, a number, a name) gives way to another of the same kind; `values_only_added`,
   `values_only_dropped`: the newer memory only adds values, or only drops some;
 - `transient_older`: the older memory says its state is passing ("still", "pending", "on hold",
-  "还在", "审批中") and the newer one does not.
+  "还在", "审批中") and the newer one does not;
+- `relation_conflicting`, `relation_same`: the probabilities the relation model
+  (`quality.facts.relation`), reading both texts together, gives that they conflict or state the
+  same fact.
+
+Besides replacements, the judge names two memories that state the same fact (`duplicate`) and
+two memories valid from the same moment that conflict (`contradiction`) from the relation model
+alone.
 """
 
 import json
 import math
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import numpy as np
+
+from quality.facts.relation import CONFLICTING, SAME
 
 MODEL = json.loads(Path(__file__).with_name("model.json").read_text())
 FEATURES = [
@@ -45,19 +56,21 @@ FEATURES = [
     "names_only_older", "relative_differs", "contrast_words", "numbered_differ", "restated_values",
     "multi_valued_newer", "multi_valued_older", "single_valued_newer", "single_valued_older", "chinese",
     "shared_words", "value_swapped", "value_kinds_swapped", "values_only_added", "values_only_dropped",
-    "subject_same", "subject_conflict", "subject_missing", "transient_older",
+    "subject_same", "subject_conflict", "subject_missing", "transient_older", "relation_conflicting",
+    "relation_same",
 ]  # fmt: skip
 MAX_NAMES = 3
 # The signals a verdict names when they fired (the cues that speak for a replacement).
 SHOWN = [
     "replaced_old_value", "change_words", "value_swapped", "subject_same", "single_valued_newer",
-    "frame_gain",
+    "frame_gain", "relation_conflicting",
 ]  # fmt: skip
 SIMILAR = 0.6
 # The signals strong enough for a proposal to be applied without a curator: the newer memory says
-# the older value no longer holds, or gives a value of some kind in place of the older one's
-# (`value_replaced`: as `value_swapped`, but a name and its short form, Mel and Melanie, are one).
-DECISIVE = ["replaced_old_value", "value_replaced"]
+# the older value no longer holds, gives a value of some kind in place of the older one's
+# (`value_replaced`: as `value_swapped`, but a name and its short form, Mel and Melanie, are one),
+# or the relation model reads the two as conflicting.
+DECISIVE = ["replaced_old_value", "value_replaced", "relation_conflicting"]
 # A conversation turn ("Speaker: text") is what someone said in passing, not a kept fact: a
 # replacement between turns always waits for a curator.
 TURN = "conversation_turn"
@@ -85,8 +98,9 @@ def _replaced_hit(older, newer):
     return False
 
 
-def features(older, newer, similarity, frame_similarity):
-    """The signals of a pair of readings (in FEATURES order)."""
+def features(older, newer, similarity, frame_similarity, relation):
+    """The signals of a pair of readings (in FEATURES order); `relation` is the pair's row of
+    `quality.facts.relation.relations`."""
     older_names, newer_names = set(older.names), set(newer.names)
     older_words, newer_words = set(older.words), set(newer.words)
     older_contrasts, newer_contrasts = set(older.contrasts), set(newer.contrasts)
@@ -120,6 +134,8 @@ def features(older, newer, similarity, frame_similarity):
         *_value_changes(older, newer),
         *_subjects(older, newer),
         float(older.transient and not newer.transient),
+        float(relation[CONFLICTING]),
+        float(relation[SAME]),
     ]
 
 
@@ -185,6 +201,7 @@ def probability(values):
     """The model's probability that the newer memory replaces the older one."""
     if len(values) != len(MODEL["features"]):
         raise ValueError("quality/facts/model.json was fitted on other features: fit it again")
+    values = np.asarray(values, dtype=np.float32).tolist()  # as scikit-learn's trees compare them
     raw = MODEL["init"]
     for tree in MODEL["trees"]:
         node = 0
@@ -198,24 +215,50 @@ def probability(values):
 def admissible(older, newer, values):
     """Whether the pair may be judged at all: not turns of two speakers (one person's turn does
     not replace what another said), and with evidence beyond likeness that a value changed — a
-    value replaced or swapped, or words of change about the same subject. Near texts without it (two chat
-    turns on one topic) are not a replacement whatever the model says."""
+    value replaced or swapped, words of change about the same subject, or the relation model
+    reading the two as conflicting (at least ADMIT_RELATION). Near texts without it (two chat turns
+    on one topic) are not a replacement whatever the trees say."""
     if older.speaker and newer.speaker and older.speaker != newer.speaker:
         return False
     named = dict(zip(FEATURES, values, strict=True))
-    return named["replaced_old_value"] > 0 or named["value_swapped"] > 0 or (
-        named["change_words"] > 0 and named["subject_same"] > 0
+    return (
+        named["replaced_old_value"] > 0
+        or named["value_swapped"] > 0
+        or (named["change_words"] > 0 and named["subject_same"] > 0)
+        or named["relation_conflicting"] >= ADMIT_RELATION
     )
 
 
 def signals(values):
-    """The names of the cues that fired for a pair, and `similar` for near vectors."""
-    fired = [name for name in SHOWN if values[FEATURES.index(name)] > 0]
+    """The names of the cues that fired for a pair (the relation model's when it gives at least
+    ADMIT_RELATION), and `similar` for near vectors."""
+    fired = [
+        name
+        for name in SHOWN
+        if values[FEATURES.index(name)] >= (ADMIT_RELATION if name.startswith("relation") else 1e-9)
+    ]
     return (["similar"] if values[0] >= SIMILAR else []) + fired
 
 
 EXCLUSIVE_SIMILARITY = 0.6
+# Chosen on the training sets' pairs with relations from adapters that had not seen them
+# (bench.relation_training --folds, bench.supersession --cv).
+ADMIT_RELATION = 0.5
+SAME_RELATION = 0.8
+CONFLICT_RELATION = 0.8
 EXCLUSIVE_CONFIDENCE = 0.8
+
+
+def restated(one, other):
+    """Whether two readings say the same with the same words: the same content words, values and
+    negation, only punctuation, filler words or their order apart. The relation model reads some
+    such pairs as a conflict, as it reads a one-word edit; nothing here can conflict."""
+    return (
+        bool(one.words)
+        and one.words == other.words
+        and one.negated == other.negated
+        and all(old == new for _, old, new in _values_by_kind(one, other))
+    )
 
 
 def exclusive_conflict(one, other):
@@ -226,32 +269,52 @@ def exclusive_conflict(one, other):
     return bool(only & named) and bool(named - only - set(one.names))
 
 
-def judge(older, newer, similarity, frame_similarity, later):
-    """A Verdict on whether `newer` replaces `older` (None when they can both hold, below 0.5).
+def judge(older, newer, similarity, frame_similarity, later, relation):
+    """A Verdict on how `newer` bears on `older` (None when they can both hold).
 
-    `later` says whether the newer memory became valid after the older one. Turns of two speakers
-    never replace each other, and a pair with no evidence of a change (`admissible`) is no verdict.
-    A pair that looks like a replacement between two memories valid from the same moment, without
-    words that say a value changed, is a contradiction instead: both claim to hold at once. So is a
-    near pair where one says its values are the only ones and the other names more
-    (`exclusive_values`), unless
-    the newer one says that this changed.
+    `later` says whether the newer memory became valid after the older one; `relation` is the pair's
+    row of `quality.facts.relation.relations`. Two memories in the same words (`restated`) are a
+    `duplicate`, and so are two the relation model reads as the same fact (at least SAME_RELATION)
+    unless a value of some kind gives way to another between them ("note 3" is not "note 4",
+    whatever their likeness). Two valid from the
+    same moment that it reads as conflicting (at least CONFLICT_RELATION), when the newer one does
+    not say that a value changed, are a `contradiction`: both claim to hold at once. So is a near
+    pair where one says its values are the only ones and the other names more (`exclusive_values`),
+    unless the newer one says that this changed. Otherwise the newer memory replaces the older one
+    (`superseded`) with the model's probability, at least 0.5. Turns of two speakers are never a
+    duplicate and never replace each other, turns are never a contradiction, and a pair with no
+    evidence of a change (`admissible`) is no replacement.
     """
     if similarity >= EXCLUSIVE_SIMILARITY and (
         exclusive_conflict(older, newer) or exclusive_conflict(newer, older)
     ):
         kind = "superseded" if later and newer.change else "contradiction"
         return Verdict(kind=kind, confidence=EXCLUSIVE_CONFIDENCE, signals=["exclusive_values"])
-    values = features(older, newer, similarity, frame_similarity)
+    turn = bool(older.speaker or newer.speaker)
+    two_speakers = turn and older.speaker != newer.speaker
+    if restated(older, newer) and not two_speakers:
+        return Verdict(kind="duplicate", confidence=round(float(similarity), 3), signals=["same_words"])
+    if relation[SAME] >= SAME_RELATION and not two_speakers and not _value_changes(older, newer)[0]:
+        return Verdict(
+            kind="duplicate", confidence=round(float(relation[SAME]), 3), signals=["relation_same"]
+        )
+    if not later and not newer.change:
+        if relation[CONFLICTING] >= CONFLICT_RELATION and not turn:
+            return Verdict(
+                kind="contradiction",
+                confidence=round(float(relation[CONFLICTING]), 3),
+                signals=["relation_conflicting"],
+            )
+        return None
+    values = features(older, newer, similarity, frame_similarity, relation)
     if not admissible(older, newer, values):
         return None
     confidence = probability(values)
     if confidence < 0.5:
         return None
-    kind = "superseded" if later or newer.change else "contradiction"
     fired = signals(values) + (["value_replaced"] if _value_replaced(older, newer) else [])
-    if older.speaker or newer.speaker:
+    if turn:
         fired.append(TURN)
     return Verdict(
-        kind=kind, confidence=round(confidence, 3), signals=[*fired, "time_order"] if later else fired
+        kind="superseded", confidence=round(confidence, 3), signals=[*fired, "time_order"] if later else fired
     )

@@ -104,6 +104,42 @@ def test_a_contradicts_association_is_a_contradiction(alice):
     assert finding.description.startswith("Linked as CONTRADICTS")
 
 
+def test_a_reworded_duplicate_that_carries_a_negation_is_a_duplicate_not_a_contradiction(alice):
+    moment = timezone.now()
+    not_ready = MemoryFactory(owner=alice, content="The report is not ready yet", valid_from=moment)
+    unfinished = MemoryFactory(owner=alice, content="The report is still unfinished", valid_from=moment)
+    detect_inconsistencies(alice)
+    assert findings("contradiction") == []
+    [finding] = findings("duplicate")
+    assert pair_of(finding) == {not_ready.id, unfinished.id}
+
+
+def test_a_decision_linked_to_its_incident_is_no_contradiction_for_its_never(alice):
+    moment = timezone.now()
+    incident = MemoryFactory(
+        owner=alice, content="The outage was caused by a missing index", valid_from=moment
+    )
+    decision = MemoryFactory(
+        owner=alice,
+        content="We decided never to ship schema changes without an index review",
+        valid_from=moment,
+    )
+    AssociationFactory(source=incident, target=decision, relation_type="LEADS_TO")
+    detect_inconsistencies(alice)
+    assert findings("contradiction") == []
+
+
+def test_one_currency_only_and_three_at_once_are_a_contradiction_without_a_negation(alice):
+    moment = timezone.now()
+    only = MemoryFactory(owner=alice, content="Atlas invoices only in EUR for now", valid_from=moment)
+    three = MemoryFactory(
+        owner=alice, content="Atlas supports invoices in EUR, USD and GBP from launch", valid_from=moment
+    )
+    detect_inconsistencies(alice)
+    [finding] = findings("contradiction")
+    assert pair_of(finding) == {only.id, three.id}
+
+
 def test_a_memory_not_updated_for_half_a_year_is_outdated(alice):
     old = MemoryFactory(owner=alice, content="The office is on the third floor", days_old=200)
     MemoryFactory(owner=alice, content="The office has a new coffee machine", days_old=10)
@@ -188,8 +224,8 @@ def test_archived_memories_are_not_compared(alice):
 
 
 def test_detection_never_pairs_memories_of_different_owners(alice, bob):
-    MemoryFactory(owner=alice, content="User logged in successfully")
-    MemoryFactory(owner=bob, content="User logged in successfully")
+    MemoryFactory(owner=alice, content="The invoice was paid on Monday")
+    MemoryFactory(owner=bob, content="The invoice was paid on Monday")
     MemoryFactory(owner=alice, content="The user is not online")
     MemoryFactory(owner=bob, content="The user is online")
     detect_inconsistencies()
@@ -216,8 +252,8 @@ def test_an_open_contradiction_lowers_consistency_after_detection(alice):
 def test_detection_in_many_chunks_finds_the_same_pairs(alice, monkeypatch):
     MemoryFactory(owner=alice, content="The user is online")
     MemoryFactory(owner=alice, content="The user is not online")
-    MemoryFactory(owner=alice, content="User logged in successfully")
-    MemoryFactory(owner=alice, content="User logged in successfully", allow_duplicate=True)
+    MemoryFactory(owner=alice, content="The invoice was paid on Monday")
+    MemoryFactory(owner=alice, content="The invoice was paid on Monday", allow_duplicate=True)
     MemoryFactory(owner=alice, content="The weather is nice")
     monkeypatch.setattr("quality.detection.CHUNK_SIZE", 2)
     seen = []
