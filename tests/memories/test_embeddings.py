@@ -39,7 +39,7 @@ def test_onnx_provider_keeps_the_order_of_texts_sorted_for_batching(settings):
 def test_onnx_batches_are_padded_to_their_longest_text_only():
     provider = embeddings.get_provider()
     encodings = provider.tokenizer.encode_batch(["deploy", TEXTS[0]])
-    feed = provider.padded(encodings)
+    feed = embeddings.padded(encodings, provider.pad_id)
     short, longest = len(encodings[0].ids), len(encodings[1].ids)
     assert feed["input_ids"].shape == (2, longest) == feed["attention_mask"].shape
     assert feed["attention_mask"][0].tolist() == [1] * short + [0] * (longest - short)
