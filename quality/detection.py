@@ -239,9 +239,7 @@ finding AS MATERIALIZED (
            OR (similarity >= %(contradiction_cosine)s AND negates AND NOT related
                AND COALESCE(read_same, 0) < %(same_relation)s)
         UNION ALL
-        SELECT v.type, CASE WHEN v.type = 'superseded' THEN v.memory1 ELSE LEAST(v.memory1, v.memory2) END,
-               CASE WHEN v.type = 'superseded' THEN v.memory2 ELSE GREATEST(v.memory1, v.memory2) END,
-               v.severity, v.description, v.details
+        SELECT v.type, v.memory1, v.memory2, v.severity, v.description, v.details
         FROM detect_verdict v
         UNION ALL
         SELECT 'outdated', m.id, NULL,

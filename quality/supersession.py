@@ -271,14 +271,16 @@ def load_verdicts(cursor, judgement):
     )
     rows = [
         {
-            "memory1": str(older),
-            "memory2": str(newer),
+            "memory1": str(first),
+            "memory2": str(second),
             "type": verdict.kind,
             "severity": verdict.confidence,
             "description": description,
             "details": verdict.as_json(),
         }
         for older, newer, _, verdict, description in judgement.found
+        # a replacement names the older memory first; other findings order their pair by id
+        for first, second in [(older, newer) if verdict.kind == "superseded" else sorted((older, newer))]
     ]
     cursor.execute(
         "INSERT INTO detect_verdict SELECT * FROM jsonb_to_recordset(%s::jsonb) AS v(memory1 uuid, "

@@ -7,6 +7,7 @@ from django.utils import timezone
 from memories.models import Memory
 from quality.detection import NEGATION_EN, NEGATION_ZH, STALE_RESOLUTION, detect_inconsistencies
 from quality.models import Inconsistency
+from quality.supersession import propose
 from tests.factories import AssociationFactory, MemoryFactory
 
 pytestmark = pytest.mark.django_db
@@ -112,6 +113,19 @@ def test_a_reworded_duplicate_that_carries_a_negation_is_a_duplicate_not_a_contr
     assert findings("contradiction") == []
     [finding] = findings("duplicate")
     assert pair_of(finding) == {not_ready.id, unfinished.id}
+
+
+def test_a_duplicate_the_store_job_found_is_the_one_detection_keeps(alice):
+    text = "The release checklist lives in the team wiki under Operations."
+    pair = MemoryFactory(owner=alice, content=text), MemoryFactory(owner=alice, content=text + "!")
+    first, second = sorted(memory.pk for memory in pair)
+    # the memory whose id sorts last is the older one: the job sees the pair in the other order
+    Memory.objects.filter(pk=second).update(valid_from=timezone.now() - timedelta(days=1))
+    propose([second])  # each memory is read by its own job after its store
+    propose([first])
+    detect_inconsistencies(alice)
+    [finding] = findings("duplicate")
+    assert (finding.memory1_id, finding.memory2_id) == (first, second)
 
 
 def test_a_decision_linked_to_its_incident_is_no_contradiction_for_its_never(alice):
