@@ -89,10 +89,8 @@ class OnnxProvider(EmbeddingProvider):
     name = "all-MiniLM-L6-v2"
 
     def __init__(self, path=None):
-        import onnxruntime
         from tokenizers import Tokenizer
 
-        self.onnxruntime = onnxruntime
         path = Path(path or model_path())
         pooling = json.loads((path / "1_Pooling" / "config.json").read_text())
         if not pooling.get("pooling_mode_mean_tokens"):
@@ -116,14 +114,7 @@ class OnnxProvider(EmbeddingProvider):
             with self.sessions_lock:
                 session = self.sessions.get(threads)
                 if session is None:
-                    options = self.onnxruntime.SessionOptions()
-                    options.intra_op_num_threads = threads
-                    options.inter_op_num_threads = 1
-                    # Idle threads sleep instead of spinning: the cores are shared with PostgreSQL.
-                    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-                    session = self.sessions[threads] = self.onnxruntime.InferenceSession(
-                        str(self.model_file), options, providers=["CPUExecutionProvider"]
-                    )
+                    session = self.sessions[threads] = cpu_session(self.model_file, threads)
         return session
 
     def embed_many(self, texts):
@@ -189,12 +180,18 @@ def onnx_model_file(path=None):
     for weights in sorted(path.glob("*.safetensors")) + sorted(path.glob("*.bin")):
         digest.update(f"{weights.name}:{weights.stat().st_size}:{weights.stat().st_mtime_ns}".encode())
     target = Path(settings.EMBEDDING_CACHE_DIR) / f"{path.name}-{digest.hexdigest()[:16]}.onnx"
+    return made_once(target, lambda destination: _export_onnx(path, destination))
+
+
+def made_once(target, make):
+    """`target`, made by `make(path)` into a temporary file renamed into place if it is missing
+    (a process that finds it half-written never reads it)."""
     if not target.exists():
         target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(suffix=".onnx", dir=target.parent)
+        handle, temporary = tempfile.mkstemp(suffix=target.suffix, dir=target.parent)
         os.close(handle)
         try:
-            _export_onnx(path, temporary)
+            make(temporary)
             os.chmod(temporary, 0o644)
             os.replace(temporary, target)
         finally:
@@ -203,8 +200,42 @@ def onnx_model_file(path=None):
     return target
 
 
+def cpu_session(model_file, threads):
+    """An ONNX Runtime session on `threads` CPU threads whose idle threads sleep instead of
+    spinning: the cores are shared with PostgreSQL."""
+    import onnxruntime
+
+    options = onnxruntime.SessionOptions()
+    options.intra_op_num_threads = threads
+    options.inter_op_num_threads = 1
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    return onnxruntime.InferenceSession(str(model_file), options, providers=["CPUExecutionProvider"])
+
+
+def export_encoder(module, destination, output):
+    """Trace a torch module over a BERT-style batch (input ids, attention mask, token types) to
+    ONNX, with batch size and length left free."""
+    import torch
+
+    ids = torch.ones(2, 8, dtype=torch.long)
+    names = ["input_ids", "attention_mask", "token_type_ids"]
+    # The exporter's notes on how it maps indexing and on its own deprecation are not actionable here.
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            module.eval(),
+            (ids, ids, torch.zeros_like(ids)),
+            destination,
+            dynamo=False,
+            input_names=names,
+            output_names=[output],
+            dynamic_axes={**{name: {0: "batch", 1: "tokens"} for name in names}, output: {0: "batch"}},
+            opset_version=17,
+        )
+
+
 def _export_onnx(path, destination):
-    """Trace the transformer with mean pooling and normalization (torch's ONNX exporter)."""
+    """Trace the transformer with mean pooling and normalization."""
     import torch
     from transformers import AutoModel
 
@@ -222,21 +253,7 @@ def _export_onnx(path, destination):
             return torch.nn.functional.normalize(pooled, p=2, dim=1)
 
     transformer = AutoModel.from_pretrained(str(path), local_files_only=True, attn_implementation="eager")
-    ids = torch.ones(2, 8, dtype=torch.long)
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    # The exporter's notes on how it maps indexing and on its own deprecation are not actionable here.
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            Encoder(transformer).eval(),
-            (ids, ids, torch.zeros_like(ids)),
-            destination,
-            dynamo=False,
-            input_names=names,
-            output_names=["embedding"],
-            dynamic_axes={**{name: {0: "batch", 1: "tokens"} for name in names}, "embedding": {0: "batch"}},
-            opset_version=17,
-        )
+    export_encoder(Encoder(transformer), destination, "embedding")
 
 
 def get_provider():

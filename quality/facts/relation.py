@@ -21,9 +21,7 @@ import functools
 import hashlib
 import os
 import re
-import tempfile
 import threading
-import warnings
 from pathlib import Path
 
 import numpy as np
@@ -72,19 +70,7 @@ def row(conflicting, same):
 
 def model_file():
     """The ONNX export of the base model with the adapter merged, made on first use."""
-    target = Path(settings.EMBEDDING_CACHE_DIR) / f"relation-{key()}.onnx"
-    if not target.exists():
-        target.parent.mkdir(parents=True, exist_ok=True)
-        handle, temporary = tempfile.mkstemp(suffix=".onnx", dir=target.parent)
-        os.close(handle)
-        try:
-            _export(temporary)
-            os.chmod(temporary, 0o644)
-            os.replace(temporary, target)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
-    return target
+    return embeddings.made_once(Path(settings.EMBEDDING_CACHE_DIR) / f"relation-{key()}.onnx", _export)
 
 
 def load_trainable():
@@ -116,20 +102,7 @@ def _export(destination):
 
     logging.set_verbosity_error()  # the base model's checkpoint has no head: the adapter brings it
     model = PeftModel.from_pretrained(load_trainable(), str(ADAPTER)).merge_and_unload()
-    ids = torch.ones(2, 8, dtype=torch.long)
-    names = ["input_ids", "attention_mask", "token_type_ids"]
-    with torch.no_grad(), warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(
-            Relation(model).eval(),
-            (ids, ids, torch.zeros_like(ids)),
-            destination,
-            dynamo=False,
-            input_names=names,
-            output_names=["relation"],
-            dynamic_axes={**{name: {0: "batch", 1: "tokens"} for name in names}, "relation": {0: "batch"}},
-            opset_version=17,
-        )
+    embeddings.export_encoder(Relation(model), destination, "relation")
 
 
 def tokenizer():
@@ -145,19 +118,10 @@ def tokenizer():
 
 class Model:
     def __init__(self):
-        import onnxruntime
-
         self.tokenizer = tokenizer()
         self.pad_id = self.tokenizer.token_to_id("[PAD]")
-        self.sessions = {}
-        for threads in {settings.EMBEDDING_THREADS, settings.EMBEDDING_BULK_THREADS or os.cpu_count() or 1}:
-            options = onnxruntime.SessionOptions()
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = 1
-            options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-            self.sessions[threads] = onnxruntime.InferenceSession(
-                str(model_file()), options, providers=["CPUExecutionProvider"]
-            )
+        counts = {settings.EMBEDDING_THREADS, settings.EMBEDDING_BULK_THREADS or os.cpu_count() or 1}
+        self.sessions = {threads: embeddings.cpu_session(model_file(), threads) for threads in counts}
 
     def relations(self, pairs):
         batch_size = settings.EMBEDDING_BATCH_SIZE
