@@ -4,7 +4,8 @@ Each pair gets the general signals below; a small gradient-boosted model (shallo
 weighs them into the probability that the newer memory replaces the older one, so that a signal
 can count in the presence of another (new values count when the subject is the same). The model
 is fitted on labelled pairs written by several independent authors (bench/data/supersession/,
-`python -m bench.supersession --train`) and kept in `model.json` beside this module, with the
+`python -m bench.supersession --train`, with the relation model's probabilities for pairs it had not
+seen) and kept in `model.json` beside this module, with the
 sets it was fitted on; evaluating it is a walk down each tree.
 
 - `similar`: the cosine of the two memories' vectors (the same subject is said about);
@@ -35,9 +36,9 @@ sets it was fitted on; evaluating it is a walk down each tree.
   (`quality.facts.relation`), reading both texts together, gives that they conflict or state the
   same fact.
 
-Besides replacements, the judge names two memories that state the same fact (`duplicate`) and
-two memories valid from the same moment that conflict (`contradiction`) from the relation model
-alone.
+Besides replacements, the judge names two memories that state the same fact (`duplicate`: in the
+same words, or as the relation model reads them) and two memories valid from the same moment that
+conflict (`contradiction`, as the relation model reads them).
 """
 
 import json
