@@ -233,12 +233,13 @@ def admissible(older, newer, values):
 def signals(values):
     """The names of the cues that fired for a pair (the relation model's when it gives at least
     ADMIT_RELATION), and `similar` for near vectors."""
+    named = dict(zip(FEATURES, values, strict=True))
     fired = [
         name
         for name in SHOWN
-        if values[FEATURES.index(name)] >= (ADMIT_RELATION if name.startswith("relation") else 1e-9)
+        if (named[name] >= ADMIT_RELATION if name == "relation_conflicting" else named[name] > 0)
     ]
-    return (["similar"] if values[0] >= SIMILAR else []) + fired
+    return (["similar"] if named["similar"] >= SIMILAR else []) + fired
 
 
 EXCLUSIVE_SIMILARITY = 0.6
