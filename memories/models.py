@@ -168,6 +168,10 @@ class Memory(models.Model):
     superseded_by = models.ForeignKey(
         "self", null=True, blank=True, editable=False, on_delete=models.SET_NULL, related_name="replaced"
     )
+    # The confidence of the strongest replacement of this memory that waits for review (an open
+    # `superseded` finding naming it as the older memory; 0 without one), kept by the database
+    # (quality migration 0009) like the validity: recall ranks such a memory lower.
+    replacement_proposed = models.FloatField(db_default=0.0, editable=False)
     provenance_updated_at = models.DateTimeField(default=timezone.now)
     last_accessed_at = models.DateTimeField(null=True, blank=True)
     access_count = models.PositiveIntegerField(default=0)

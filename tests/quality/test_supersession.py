@@ -85,6 +85,7 @@ def test_a_proposal_below_the_automatic_confidence_waits_for_a_curator(store, se
     assert (finding.status, finding.memory1_id, finding.memory2_id) == ("open", older.pk, newer.pk)
     older.refresh_from_db()
     assert older.superseded_by_id is None
+    assert older.replacement_proposed == pytest.approx(finding.severity)
 
 
 def test_a_curator_applies_a_waiting_proposal(store, settings, alice_client):
