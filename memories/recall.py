@@ -30,9 +30,14 @@ final = w_vector·vector + w_keyword·keyword + w_relation·relation + w_tag·ta
 with the weights of `settings.RECALL_WEIGHTS`.
 
 superseded = 1 for a memory another one had replaced by `valid_at` (or by now): its valid_until
-has passed; 0 otherwise. Its weight is subtracted, so a replaced fact ranks below the fact that
-replaced it when both match, and the scores of current memories do not move. `valid_at` keeps
-only the memories valid at that moment; `include_superseded=False` drops the replaced ones.
+has passed; without `valid_at`, the confidence of a replacement that waits for review (the
+strongest open `superseded` finding naming it as the older memory, not between conversation
+turns: `Memory.replacement_proposed`); 0 otherwise. Its weight is subtracted, so a replaced fact
+ranks below the fact that replaced it when both match, a probably replaced one nearly so, and the
+scores of current memories do not move. `valid_at` keeps only the memories valid at that moment
+(a replacement still under review does not move them); `include_superseded=False` drops the
+replaced ones. On the held-out labelled updates through the API (`bench.supersession_api`) the
+newer fact came first for 0.789 of the questions without the proposals and 0.842 with them.
 
 overtaken = for a memory that newer ones on the same subject follow by less than w_overtaken, the
 share of w_overtaken it gives up to rank just below the last of them (0 to 1; 0 for the others):
@@ -230,10 +235,12 @@ ANSWER = (
     "CASE %(answer)s WHEN 'time' THEN m.holds_time WHEN 'number' THEN m.holds_number ELSE false END"
     "::int::float"
 )
-# Whether another memory had replaced this one by then (valid_at, or now): its weight is subtracted.
+# Whether another memory had replaced this one by then (valid_at, or now): 1, its weight
+# subtracted. In a recall of what holds now, a replacement that waits for review counts by its
+# confidence (`replacement_proposed`, which the database keeps from the open `superseded` findings).
 SUPERSEDED = (
-    "(m.valid_until IS NOT NULL AND m.valid_until <= "
-    "COALESCE(%(valid_at)s::timestamptz, statement_timestamp()))::int::float"
+    "CASE WHEN m.valid_until <= COALESCE(%(valid_at)s::timestamptz, statement_timestamp()) THEN 1.0 "
+    "WHEN %(valid_at)s::timestamptz IS NULL THEN m.replacement_proposed ELSE 0.0 END::float"
 )
 
 # The query's terms, each with its IDF weight and its first matches (the filters decide the
