@@ -4,9 +4,11 @@ For each labelled pair (bench/data/supersession/): a user of its own with a few 
 of the set stores the older memory with its timestamp, then the newer one dated `gap_days` later
 (no `supersedes`); then detection is queued for every user and the queue is waited for. Each pair
 is detected when the older memory is superseded by the newer one or a `superseded` finding names
-the two. For the updates, the pair's question is asked with GET /recall: the newer fact comes first
-when it ranks above the older one (or the older one is not returned). The same questions are asked
-again of a server with the superseded component's weight at 0.
+the two. Each pair's question is then asked with GET /recall: for an update the newer fact should
+come first, for two that both hold the one the question asks about (`answer_is`); it does when it
+ranks above the other (or the other is not returned). The same questions are asked again of a
+server with the superseded component's weight at 0. `older_first` names the updates whose older
+memory came first, each with what detection did with it (applied, proposed or missed).
 
     python -m bench.supersession_api                     # the held-out sets
     python -m bench.supersession_api --sets all          # every set
@@ -137,12 +139,19 @@ def detected(client, older, newer):
     return None
 
 
-def newer_first(client, pair, older, newer):
+def answer_first(client, pair, older, newer):
+    """Whether the memory that answers the pair's question (the newer of an update; of two that
+    both hold, the one `answer_is` names) ranks above the other, or alone is returned."""
+    answer, other = (older, newer) if pair.get("answer_is") == "older" else (newer, older)
     body, _ = client.expect("GET", "/recall", params={"query": pair["question"], "limit": RECALL_LIMIT})
     ids = [result["id"] for result in body["results"]]
-    if newer not in ids:
+    if answer not in ids:
         return False
-    return older not in ids or ids.index(newer) < ids.index(older)
+    return other not in ids or ids.index(answer) < ids.index(other)
+
+
+def share(rows, key):
+    return round(sum(row[key] for row in rows) / max(1, len(rows)), 3)
 
 
 def job_durations(url):
@@ -209,9 +218,9 @@ def main():
                 rows = []
                 for pair, client, older, newer in pairs:
                     found = detected(client, older, newer)
-                    first = newer_first(client, pair, older, newer) if pair["label"] == "update" else None
+                    first = answer_first(client, pair, older, newer)
                     rows.append(
-                        {"pair": pair, "older": older, "newer": newer, "found": found, "newer_first": first}
+                        {"pair": pair, "older": older, "newer": newer, "found": found, "first": first}
                     )
                 results[name] = rows
         with running_server(
@@ -219,13 +228,11 @@ def main():
         ) as base_url:
             for name, rows in results.items():
                 for row in rows:
-                    if row["pair"]["label"] == "update":
-                        client = client_for(f"{name}-{row['pair']['id']}", base_url)
-                        row["newer_first_without"] = newer_first(
-                            client, row["pair"], row["older"], row["newer"]
-                        )
+                    client = client_for(f"{name}-{row['pair']['id']}", base_url)
+                    row["first_without"] = answer_first(client, row["pair"], row["older"], row["newer"])
         for name, rows in results.items():
             updates = [row for row in rows if row["pair"]["label"] == "update"]
+            both = [row for row in rows if row["pair"]["label"] != "update"]
             flagged = [row for row in rows if row["found"]]
             hits = [row for row in flagged if row["pair"]["label"] == "update"]
             report["sets"][name] = {
@@ -235,11 +242,14 @@ def main():
                 "recall": round(len(hits) / max(1, len(updates)), 3),
                 "applied": sum(1 for row in rows if row["found"] == "applied"),
                 "proposed_for_review": sum(1 for row in rows if row["found"] == "proposed"),
-                "newer_first": round(sum(row["newer_first"] for row in updates) / max(1, len(updates)), 3),
-                "newer_first_without_component": round(
-                    sum(row["newer_first_without"] for row in updates) / max(1, len(updates)), 3
-                ),
+                "newer_first": share(updates, "first"),
+                "newer_first_without_component": share(updates, "first_without"),
+                "both_true_answer_first": share(both, "first"),
+                "both_true_answer_first_without_component": share(both, "first_without"),
                 "missed": [row["pair"]["id"] for row in updates if not row["found"]],
+                "older_first": {
+                    row["pair"]["id"]: row["found"] or "missed" for row in updates if not row["first"]
+                },
                 "wrongly_flagged": [row["pair"]["id"] for row in flagged if row["pair"]["label"] != "update"],
             }
         report["job_durations"] = job_durations(DATABASE_URL)
@@ -250,7 +260,7 @@ def main():
     log(
         json.dumps(
             {
-                name: {k: v for k, v in data.items() if k not in ("missed", "wrongly_flagged")}
+                name: {k: v for k, v in data.items() if k not in ("missed", "wrongly_flagged", "older_first")}
                 for name, data in report["sets"].items()
             }
         )
