@@ -89,7 +89,7 @@ def prepare(samples, database_url):
                     "doc_lexemes": lexemes(conn, texts),
                     "query_lexemes": lexemes(conn, asked),
                     "doc_vectors": np.asarray(embeddings.embed_many(texts), dtype=np.float32),
-                    "query_vectors": np.asarray(embeddings.embed_many(asked), dtype=np.float32),
+                    "query_vectors": np.asarray([embeddings.embed_query(q) for q in asked], dtype=np.float32),
                 }
             )
             log(f"prepared {sample['sample_id']}: {len(docs)} memories, {len(questions)} questions")

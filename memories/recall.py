@@ -547,7 +547,7 @@ def _query(alias, user, options):
     query = Query()
     if not options.query:
         return query
-    embedding = EMBEDDER.submit(embeddings.embed, options.query)
+    embedding = EMBEDDER.submit(embeddings.embed_query, options.query)
     query.named = time_query.named_in(options.query) or query.named
     query.answer = answers.asked_for(options.query)
     with connections[alias].cursor() as cursor:

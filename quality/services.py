@@ -53,7 +53,7 @@ def scores_for_query(owner, memory_ids, query):
     """The owner's memories scored relative to `query` (relevance is the cosine similarity to its
     embedding), without storing anything: a question asked once does not change later rankings."""
     _check_owned(owner, memory_ids)
-    return query_scores(sorted(set(memory_ids)), embeddings.embed(query), owner)
+    return query_scores(sorted(set(memory_ids)), embeddings.embed_query(query), owner)
 
 
 def _check_owned(owner, memory_ids):

@@ -36,6 +36,11 @@ def test_onnx_provider_keeps_the_order_of_texts_sorted_for_batching(settings):
     assert np.allclose(batched, one_by_one, atol=1e-5)
 
 
+def test_minilm_embeds_a_query_as_it_embeds_a_stored_text():
+    provider = embeddings.get_provider()
+    assert provider.embed_query(TEXTS[0]) == provider.embed(TEXTS[0])
+
+
 def test_onnx_batches_are_padded_to_their_longest_text_only():
     provider = embeddings.get_provider()
     encodings = provider.tokenizer.encode_batch(["deploy", TEXTS[0]])
