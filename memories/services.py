@@ -20,6 +20,7 @@ from graph.services import Link, associate_memories
 from memories import embeddings
 from memories.models import LIVE, Memory, PendingAccess
 from memories.queries import NOT_FOUND
+from memories.signals import reembedded
 from memsite import jobs
 from memsite.db import retry_on_conflict
 from memsite.errors import Conflict, Invalid, NotFound
@@ -437,11 +438,13 @@ def reembed_memories(queryset, batch_size=None, progress=None):
         if not batch:
             break
         vectors = provider.embed_many([content for _, content in batch])
-        with transaction.atomic(), connection.cursor() as cursor:
-            cursor.execute(
-                REEMBED_SQL,
-                [[pk for pk, _ in batch], [embeddings.vector_literal(vector) for vector in vectors]],
-            )
+        with transaction.atomic():
+            with connection.cursor() as cursor:
+                cursor.execute(
+                    REEMBED_SQL,
+                    [[pk for pk, _ in batch], [embeddings.vector_literal(vector) for vector in vectors]],
+                )
+            reembedded.send(sender=Memory, memory_ids=[pk for pk, _ in batch])
         done += len(batch)
         last_id = batch[-1][0]
         if progress:

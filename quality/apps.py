@@ -7,6 +7,9 @@ class QualityConfig(AppConfig):
 
     def ready(self):
         from graph.signals import supersession_changed
+        from memories.signals import reembedded
         from quality.metrics import reevaluate_superseded
+        from quality.supersession import reembed_frames
 
         supersession_changed.connect(reevaluate_superseded, dispatch_uid="quality.reevaluate_superseded")
+        reembedded.connect(reembed_frames, dispatch_uid="quality.reembed_frames")

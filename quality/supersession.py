@@ -126,6 +126,33 @@ def read_memories(scope, params):
         read += len(rows)
 
 
+FRAMES_SQL = """
+SELECT m.id, m.content FROM memories_memory m
+JOIN quality_memoryreading r ON r.memory_id = m.id AND r.content_hash = m.content_hash
+WHERE m.id = ANY(%s::uuid[])
+"""
+
+UPDATE_FRAMES_SQL = """
+UPDATE quality_memoryreading r SET frame = v.frame::vector
+FROM unnest(%s::uuid[], %s::text[]) AS v(id, frame)
+WHERE r.memory_id = v.id
+"""
+
+
+def reembed_frames(sender, memory_ids, **kwargs):
+    """Embed again the frames of these memories' readings (`memories.signals.reembedded`): a frame
+    is compared with other frames and with memory vectors, so all come from one provider."""
+    with connection.cursor() as cursor:
+        cursor.execute(FRAMES_SQL, [[str(memory_id) for memory_id in memory_ids]])
+        rows = cursor.fetchall()
+        if rows:
+            frames = embeddings.embed_many([reading.frame(content) for _, content in rows])
+            cursor.execute(
+                UPDATE_FRAMES_SQL,
+                [[memory_id for memory_id, _ in rows], [embeddings.vector_literal(v) for v in frames]],
+            )
+
+
 @dataclass
 class Judgement:
     """What `verdicts` found: `found` [(older, newer, owner, Verdict, description)], every pair it

@@ -4,6 +4,9 @@ from django.core.management import call_command
 
 from memories import embeddings
 from memories.models import Memory
+from quality import supersession
+from quality.facts import reading
+from quality.models import MemoryReading
 from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
@@ -96,3 +99,14 @@ def test_batch_encoding_matches_single_encoding():
     single = embeddings.embed("the cat sat on the mat")
     batched = embeddings.embed_many(["something else", "the cat sat on the mat"])[1]
     assert np.allclose(single, batched, atol=1e-5)
+
+
+def test_reembed_recomputes_the_frames_of_the_memories_readings(scrambled):
+    supersession.read_memories("m.id = ANY(%(ids)s::uuid[])", {"ids": [scrambled]})
+    MemoryReading.objects.filter(memory_id=scrambled).update(frame=[1.0] + [0.0] * 383)
+
+    call_command("reembed", verbosity=0)
+
+    content = Memory.objects.get(pk=scrambled).content
+    frame = MemoryReading.objects.get(memory_id=scrambled).frame
+    assert np.allclose(frame, embeddings.embed(reading.frame(content)), atol=1e-5)
