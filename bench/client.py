@@ -140,12 +140,13 @@ def server_environment(database_url, extra=None):
     }
 
 
-def start_worker(database_url, *args):
-    """A `manage.py procrastinate worker` process on the bench database."""
+def start_worker(database_url, *args, extra_env=None):
+    """A `manage.py procrastinate worker` process on the bench database, with the server's
+    settings `extra_env` (the worker embeds with the same provider as the server)."""
     return subprocess.Popen(
         [sys.executable, "manage.py", "procrastinate", "worker", *args],
         cwd=ROOT,
-        env=server_environment(database_url),
+        env=server_environment(database_url, extra_env),
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
     )

@@ -140,10 +140,11 @@ def stored_turns(database_url):
     return turn_of
 
 
-def enrich(database_url):
-    """Run the queued enrichment (PRECEDED_BY, SIMILAR_TO, entity tags) as the job worker would."""
+def enrich(database_url, server_env):
+    """Run the queued enrichment (PRECEDED_BY, SIMILAR_TO, entity tags) as the job worker would,
+    with the server's settings."""
     started = time.perf_counter()
-    start_worker(database_url, "--one-shot").wait(timeout=3600)
+    start_worker(database_url, "--one-shot", extra_env=server_env).wait(timeout=3600)
     with psycopg.connect(database_url) as conn:
         left = conn.execute("SELECT count(*) FROM graph_enrichment WHERE status = 'pending'").fetchone()[0]
     log(f"enrichment ran in {time.perf_counter() - started:.1f} s ({left} memories left pending)")
@@ -248,7 +249,7 @@ def measure(args, samples, protocol, extra, server_env):
             turn_of, store_rate = stored_turns(database_url), None
         else:
             turn_of, store_rate = store(client, samples, protocol)
-        enrich(database_url)
+        enrich(database_url, server_env)
         recall, latency, server_latency, rows, folds = evaluate(client, samples, turn_of, extra, args.every)
         client.close()
     if args.dump:

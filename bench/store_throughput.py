@@ -98,7 +98,7 @@ def pending(database_url):
         return conn.execute(PENDING_SQL).fetchone()[0]
 
 
-def drain(database_url, client, items, batch, workers):
+def drain(database_url, client, items, batch, workers, server_env):
     """Store `items` with no worker running, then time `workers` one-shot workers emptying the queue."""
     for start in range(0, len(items), batch):
         client.expect("POST", "/memory/batch", body={"memories": items[start : start + batch]})
@@ -106,7 +106,7 @@ def drain(database_url, client, items, batch, workers):
     with psycopg.connect(database_url) as conn:
         database_now = conn.execute("SELECT now()").fetchone()[0]
     started = time.perf_counter()
-    processes = [start_worker(database_url, "--one-shot") for _ in range(workers)]
+    processes = [start_worker(database_url, "--one-shot", extra_env=server_env) for _ in range(workers)]
     for process in processes:
         process.wait(timeout=3600)
     seconds = time.perf_counter() - started
@@ -128,9 +128,9 @@ def drain(database_url, client, items, batch, workers):
     }
 
 
-def lag(database_url, base_url, token, items, rate):
+def lag(database_url, base_url, token, items, rate, server_env):
     """Single stores at `rate` per second while one worker runs; lag percentiles in seconds."""
-    worker = start_worker(database_url)
+    worker = start_worker(database_url, extra_env=server_env)
     ids, lock, local = [], threading.Lock(), threading.local()
     started = time.perf_counter() + 2
 
@@ -226,13 +226,15 @@ def main():
             _, elapsed = client.expect("POST", "/memory", statuses=(201,), body=item)
             single_ms.append(elapsed)
         log(f"{pending(args.database_url)} memories queued for enrichment; a worker empties the queue")
-        drain(args.database_url, client, [], 1, 1)
+        drain(args.database_url, client, [], 1, 1, server_env)
         drain_runs = [
-            drain(args.database_url, client, chunk, args.drain_batch, workers)
+            drain(args.database_url, client, chunk, args.drain_batch, workers, server_env)
             for workers, chunk in zip(drain_counts, drains, strict=True)
         ]
         client.close()
-        lag_report = lag(args.database_url, base_url, token, lag_items, args.lag_rate) if lag_items else None
+        lag_report = None
+        if lag_items:
+            lag_report = lag(args.database_url, base_url, token, lag_items, args.lag_rate, server_env)
 
     rates = [run["memories_per_second"] for run in batch_runs]
     single = summarize_ms(single_ms) if single_ms else None
