@@ -34,7 +34,7 @@ from django.db import connection, transaction
 
 from graph.models import Origin
 from graph.services import Link, associate_memories
-from memories import embeddings
+from memories import changes, embeddings
 from memsite.errors import Conflict
 from quality import neighbours
 from quality.facts import judging, reading, relation
@@ -84,6 +84,11 @@ SELECT o.id, n.id, o.owner_id, 1 - x.distance, 1 - (o_r.frame <=> n_r.frame),
        EXISTS (SELECT 1 FROM graph_association e
                WHERE e.origin = 'user' AND e.relation_type <> 'CONTRADICTS'
                  AND e.source_id IN (o.id, n.id) AND e.target_id IN (o.id, n.id)),
+       EXISTS (SELECT 1 FROM graph_association e
+               JOIN memories_memory t
+                 ON t.id = CASE WHEN e.source_id IN (o.id, n.id) THEN e.target_id ELSE e.source_id END
+               WHERE e.relation_type = 'PRECEDED_BY' AND t.content ~ %(turn)s
+                 AND (e.source_id IN (o.id, n.id) OR e.target_id IN (o.id, n.id))),
        o.content_hash, n.content_hash,
        o.content, n.content, pr.conflicting, pr.same
 FROM memories_memory n
@@ -175,6 +180,7 @@ def verdicts(cursor, scope, params):
             "k": settings.SUPERSEDE_NEIGHBOURS,
             "min_similarity": MIN_SIMILARITY,
             "relation_model": relation.key(),
+            "turn": changes.TURN_SQL,
         },
     )
     rows = cursor.fetchall()
@@ -183,9 +189,9 @@ def verdicts(cursor, scope, params):
     for row, pair_relation in zip(rows, relations, strict=True):
         older, newer, owner, similarity, frame_similarity, later = row[:6]
         older_reading, newer_reading = (reading.Reading.from_json(json.loads(data)) for data in row[6:8])
-        older_text, newer_text, related, older_hash, newer_hash = row[8:13]
+        older_text, newer_text, related, conversation, older_hash, newer_hash = row[8:14]
         verdict = judging.judge(
-            older_reading, newer_reading, similarity, frame_similarity, later, pair_relation
+            older_reading, newer_reading, similarity, frame_similarity, later, pair_relation, conversation
         )
         if (
             verdict is None

@@ -271,7 +271,7 @@ def exclusive_conflict(one, other):
     return bool(only & named) and bool(named - only - set(one.names))
 
 
-def judge(older, newer, similarity, frame_similarity, later, relation):
+def judge(older, newer, similarity, frame_similarity, later, relation, conversation=True):
     """A Verdict on how `newer` bears on `older` (None when they can both hold).
 
     `later` says whether the newer memory became valid after the older one; `relation` is the pair's
@@ -285,7 +285,9 @@ def judge(older, newer, similarity, frame_similarity, later, relation):
     unless the newer one says that this changed. Otherwise the newer memory replaces the older one
     (`superseded`) with the model's probability, at least 0.5. Turns of two speakers are never a
     duplicate and never replace each other, turns are never a contradiction, and a pair with no
-    evidence of a change (`admissible`) is no replacement.
+    evidence of a change (`admissible`) is no replacement. A replacement between turns carries
+    TURN when `conversation` says a turn is next to one of the two: a note that merely opens with
+    a label and a colon ("Bartek: write to …") is no turn of a conversation.
     """
     if similarity >= EXCLUSIVE_SIMILARITY and (
         exclusive_conflict(older, newer) or exclusive_conflict(newer, older)
@@ -315,7 +317,7 @@ def judge(older, newer, similarity, frame_similarity, later, relation):
     if confidence < 0.5:
         return None
     fired = signals(values) + (["value_replaced"] if _value_replaced(older, newer) else [])
-    if turn:
+    if turn and conversation:
         fired.append(TURN)
     return Verdict(
         kind="superseded", confidence=round(confidence, 3), signals=[*fired, "time_order"] if later else fired

@@ -61,13 +61,26 @@ def test_a_memory_that_replaces_an_older_one_supersedes_it_after_its_jobs(store)
 
 
 def test_a_replacement_between_conversation_turns_waits_for_a_curator(store):
-    older = store(f"Ines: {OLDER[0]}", OLDER[1])
-    newer = store(f"Ines: {NEWER[0]}", NEWER[1])
+    older = store(f"Ines: {OLDER[0]}", "2024-05-14T09:00:00Z")
+    store("Bart: Oh, I did not know that.", "2024-05-14T09:01:00Z")
+    newer = store(f"Ines: {NEWER[0]}", "2024-05-14T09:02:00Z")
     older.refresh_from_db()
     assert older.superseded_by_id is None
     (finding,) = superseded_findings()
     assert (finding.memory1_id, finding.memory2_id, finding.status) == (older.pk, newer.pk, "open")
     assert "conversation_turn" in finding.details["signals"]
+    assert older.replacement_proposed == 0
+
+
+def test_a_note_that_opens_with_a_label_is_no_conversation_turn(store):
+    for text in UNRELATED:
+        store(text)
+    older = store(*OLDER)
+    newer = store(f"Ines: {NEWER[0]}", NEWER[1])
+    older.refresh_from_db()
+    assert older.superseded_by_id == newer.pk
+    (finding,) = superseded_findings()
+    assert "conversation_turn" not in finding.details["signals"]
 
 
 def test_two_facts_that_both_hold_are_left_alone(store):
