@@ -75,8 +75,9 @@ ON CONFLICT (memory_id) DO UPDATE SET
     read_at = EXCLUDED.read_at
 """
 
-# The older live memories nearest to each memory in scope, with both readings and the relation
-# the model gave their contents, if it read them already.
+# The older live memories nearest to each memory in scope, with both readings, whether a
+# conversation turn is next to either of the two (PRECEDED_BY), and the relation the model gave
+# their contents, if it read them already.
 PAIRS_SQL = f"""
 SELECT o.id, n.id, o.owner_id, 1 - x.distance, 1 - (o_r.frame <=> n_r.frame),
        (n.valid_from, n.created_at) > (o.valid_from, o.created_at), o_r.reading, n_r.reading,
