@@ -284,10 +284,10 @@ def judge(older, newer, similarity, frame_similarity, later, relation, conversat
     pair where one says its values are the only ones and the other names more (`exclusive_values`),
     unless the newer one says that this changed. Otherwise the newer memory replaces the older one
     (`superseded`) with the model's probability, at least 0.5. Turns of two speakers are never a
-    duplicate and never replace each other, turns are never a contradiction, and a pair with no
-    evidence of a change (`admissible`) is no replacement. A replacement between turns carries
-    TURN when `conversation` says a turn is next to one of the two: a note that merely opens with
-    a label and a colon ("Bartek: write to …") is no turn of a conversation.
+    duplicate and never replace each other, and a pair with no evidence of a change (`admissible`)
+    is no replacement. Turns of a conversation (`conversation`: a turn is next to one of the two)
+    are never a contradiction, and a replacement between them carries TURN: a note that merely
+    opens with a label and a colon ("Bartek: write to …") is no turn of a conversation.
     """
     if similarity >= EXCLUSIVE_SIMILARITY and (
         exclusive_conflict(older, newer) or exclusive_conflict(newer, older)
@@ -296,6 +296,7 @@ def judge(older, newer, similarity, frame_similarity, later, relation, conversat
         return Verdict(kind=kind, confidence=EXCLUSIVE_CONFIDENCE, signals=["exclusive_values"])
     turn = bool(older.speaker or newer.speaker)
     two_speakers = turn and older.speaker != newer.speaker
+    chat = turn and conversation
     if restated(older, newer) and not two_speakers:
         return Verdict(kind="duplicate", confidence=round(float(similarity), 3), signals=["same_words"])
     if relation[SAME] >= SAME_RELATION and not two_speakers and not _value_changes(older, newer)[0]:
@@ -303,7 +304,7 @@ def judge(older, newer, similarity, frame_similarity, later, relation, conversat
             kind="duplicate", confidence=round(float(relation[SAME]), 3), signals=["relation_same"]
         )
     if not later and not newer.change:
-        if relation[CONFLICTING] >= CONFLICT_RELATION and not turn:
+        if relation[CONFLICTING] >= CONFLICT_RELATION and not chat:
             return Verdict(
                 kind="contradiction",
                 confidence=round(float(relation[CONFLICTING]), 3),
@@ -317,7 +318,7 @@ def judge(older, newer, similarity, frame_similarity, later, relation, conversat
     if confidence < 0.5:
         return None
     fired = signals(values) + (["value_replaced"] if _value_replaced(older, newer) else [])
-    if turn and conversation:
+    if chat:
         fired.append(TURN)
     return Verdict(
         kind="superseded", confidence=round(confidence, 3), signals=[*fired, "time_order"] if later else fired
