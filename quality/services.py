@@ -149,11 +149,7 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
     if action not in Action.ALL:
         raise Invalid(f"'action' must be one of: {', '.join(Action.ALL)}")
     with transaction.atomic():
-        finding = (
-            Inconsistency.objects.select_for_update(of=("self",))
-            .select_related("memory1", "memory2")
-            .get(pk=finding.pk)
-        )
+        finding = _locked(finding, Inconsistency.objects.select_related("memory1", "memory2"))
         if finding.status != Inconsistency.Status.OPEN:
             raise Conflict(f"Inconsistency is already {finding.status}")
         if action in Action.PAIR_ONLY and finding.memory2 is None:
@@ -185,19 +181,28 @@ def resolve_inconsistency(finding, action, user, memory_id=None, reason=""):
             _link(owner, finding.memory1, finding.memory2, "INVALIDATED_BY", reason)
         _close(finding, Inconsistency.Status.RESOLVED, action, user, reason)
         evaluate_memories(sorted(touched), Trigger.FINDING)
-    finding.refresh_from_db()
+        finding.refresh_from_db()
     return finding
+
+
+def _locked(finding, findings=Inconsistency.objects):
+    """The finding read again and locked for this transaction; 404 when a delete of one of its
+    memories took it meanwhile."""
+    try:
+        return findings.select_for_update(of=("self",)).get(pk=finding.pk)
+    except Inconsistency.DoesNotExist:
+        raise NotFound("Inconsistency not found: one of its memories was deleted meanwhile") from None
 
 
 def dismiss_inconsistency(finding, user, note=""):
     """Dismiss an open finding: later detection runs leave it dismissed."""
     with transaction.atomic():
-        finding = Inconsistency.objects.select_for_update().get(pk=finding.pk)
+        finding = _locked(finding)
         if finding.status != Inconsistency.Status.OPEN:
             raise Conflict(f"Inconsistency is already {finding.status}")
         _close(finding, Inconsistency.Status.DISMISSED, DISMISSED, user, note)
         evaluate_memories([pk for pk in (finding.memory1_id, finding.memory2_id) if pk], Trigger.FINDING)
-    finding.refresh_from_db()
+        finding.refresh_from_db()
     return finding
 
 
@@ -213,7 +218,7 @@ def reclassify_inconsistency(finding, new_type, user):
     if new_type not in RECLASSIFIABLE:
         raise Invalid(f"'type' must be one of: {', '.join(sorted(RECLASSIFIABLE))}")
     with transaction.atomic():
-        finding = Inconsistency.objects.select_for_update().get(pk=finding.pk)
+        finding = _locked(finding)
         if finding.status != Inconsistency.Status.OPEN:
             raise Conflict(f"Inconsistency is already {finding.status}")
         if finding.type not in RECLASSIFIABLE or finding.memory2_id is None:
@@ -241,5 +246,5 @@ def reclassify_inconsistency(finding, new_type, user):
             note=f"reclassified as {new_type} (finding #{finding.pk})",
         )
         evaluate_memories([finding.memory1_id, finding.memory2_id], Trigger.FINDING)
-    finding.refresh_from_db()
+        finding.refresh_from_db()
     return finding

@@ -3,8 +3,14 @@ import pytest
 from graph.age import cypher
 from graph.models import Association
 from memories.models import Memory
+from memsite.errors import NotFound
 from quality.models import Inconsistency
-from quality.services import detect_for_owner, resolve_inconsistency
+from quality.services import (
+    detect_for_owner,
+    dismiss_inconsistency,
+    reclassify_inconsistency,
+    resolve_inconsistency,
+)
 from tests.factories import MemoryFactory
 
 pytestmark = pytest.mark.django_db
@@ -258,3 +264,15 @@ def test_the_service_accepts_the_memory_id_as_text(alice, contradiction):
     resolve_inconsistency(finding, "archive", alice, memory_id=str(offline.pk))
     offline.refresh_from_db()
     assert offline.is_archived
+
+
+@pytest.mark.parametrize("decide", ["resolve", "dismiss", "reclassify"])
+def test_a_finding_whose_memory_was_deleted_meanwhile_is_not_found(alice, contradiction, decide):
+    finding, online, _ = contradiction
+    online.delete()  # its findings go with it, after the caller had read this one
+    with pytest.raises(NotFound):
+        {
+            "resolve": lambda: resolve_inconsistency(finding, "keep_both", alice),
+            "dismiss": lambda: dismiss_inconsistency(finding, alice),
+            "reclassify": lambda: reclassify_inconsistency(finding, "duplicate", alice),
+        }[decide]()
