@@ -2,6 +2,7 @@ import threading
 
 import pytest
 from django.db import DEFAULT_DB_ALIAS, connection, connections
+from django.db.migrations.executor import MigrationExecutor
 from django.test import override_settings
 from procrastinate.contrib.django import app
 from procrastinate.periodic import PeriodicRegistry
@@ -46,6 +47,26 @@ def at_once(calls):
     for thread, _ in started:
         thread.join()
     return [results[0] if results else None for _, results in started]
+
+
+def migrate(*targets):
+    """Migrate to `targets`, answering the statements the migrations ran."""
+    statements = []
+
+    def keep(execute, sql, params, many, context):
+        statements.append(sql)
+        return execute(sql, params, many, context)
+
+    with connection.execute_wrapper(keep):
+        MigrationExecutor(connection).migrate(list(targets))
+    return statements
+
+
+@pytest.fixture
+def latest_after():
+    """Whatever the test migrates back to, every app is migrated to its latest again after it."""
+    yield
+    migrate(*MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 @pytest.fixture

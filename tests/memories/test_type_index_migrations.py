@@ -6,6 +6,7 @@ import pytest
 from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 
+from tests.conftest import migrate
 from tests.memories.conftest import vector_indexes
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -15,28 +16,8 @@ BUILT = ("memories", "0015_type_embedding_indexes")
 DROPPED = ("memories", "0016_drop_type_embedding_indexes")
 
 
-def migrate(*targets):
-    """Migrate to `targets`, answering the statements the migrations ran."""
-    statements = []
-
-    def keep(execute, sql, params, many, context):
-        statements.append(sql)
-        return execute(sql, params, many, context)
-
-    with connection.execute_wrapper(keep):
-        MigrationExecutor(connection).migrate(list(targets))
-    return statements
-
-
 def applied(migration):
     return migration in MigrationExecutor(connection).loader.applied_migrations
-
-
-@pytest.fixture
-def latest_after():
-    """Whatever the test migrates back to, every app is migrated to its latest again after it."""
-    yield
-    migrate(*MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 def test_migrating_forward_builds_no_type_index(latest_after):

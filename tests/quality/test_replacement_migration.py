@@ -2,27 +2,15 @@
 review get its confidence, the others 0."""
 
 import pytest
-from django.db import connection
-from django.db.migrations.executor import MigrationExecutor
 
 from memories.models import Memory
 from quality.models import Inconsistency
+from tests.conftest import migrate
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 BEFORE = [("quality", "0008_pair_relation"), ("memories", "0022_owner_id_index")]
 AFTER = ("quality", "0009_replacement_proposed")
-
-
-def migrate(*targets):
-    executor = MigrationExecutor(connection)
-    executor.migrate(list(targets))
-
-
-@pytest.fixture
-def latest_after():
-    yield
-    migrate(*MigrationExecutor(connection).loader.graph.leaf_nodes())
 
 
 def test_the_migration_gives_existing_memories_their_waiting_replacements(alice_client, latest_after):
